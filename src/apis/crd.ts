@@ -1,0 +1,8 @@
+/** The parts of an apiextensions.k8s.io/v1 CustomResourceDefinition that compositor reads or writes. */
+export interface CustomResourceDefinition {
+  apiVersion: 'apiextensions.k8s.io/v1';
+  kind: 'CustomResourceDefinition';
+  metadata: { name: string; labels?: Record<string, string>; resourceVersion?: string };
+  spec: Record<string, unknown>;
+  status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] };
+}

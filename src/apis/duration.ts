@@ -1,0 +1,44 @@
+import { Duration } from '@icholy/duration';
+
+// Go's time.ParseDuration grammar: an optional sign, then one or more decimal numbers each with a unit, or a bare
+// "0". The library also accepts days, weeks and spaces, which Crossplane rejects, so the grammar is checked first:
+// a value that compositor accepts must mean the same in Crossplane.
+const GO_DURATION = /^[-+]?(0|((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+)$/;
+
+/** The accepted form, quoted in every error about a duration. */
+export const DURATION_FORM = 'a Go duration such as 500ms, 30s, 1m30s or 1h';
+
+export class InvalidDurationError extends Error {
+  constructor(readonly value: string) {
+    super(`invalid duration "${value}": expected ${DURATION_FORM}`);
+    this.name = 'InvalidDurationError';
+  }
+}
+
+/**
+ * Parses a Go-syntax duration into milliseconds (sub-millisecond parts truncate).
+ *
+ * @example parseDuration('1m30s') === 90_000
+ * @throws InvalidDurationError when the text is not a Go duration.
+ */
+export function parseDuration(text: string): number {
+  if (!GO_DURATION.test(text)) throw new InvalidDurationError(text);
+  return new Duration(text).milliseconds();
+}
+
+/** Formats milliseconds the way Go prints a time.Duration (`1m30s`, `500ms`, `0s`). */
+export function formatDuration(ms: number): string {
+  if (ms === 0) return '0s';
+  const sign = ms < 0 ? '-' : '';
+  const abs = Math.abs(ms);
+  if (abs < 1000) return `${sign}${abs}ms`;
+  // Go prints fractional seconds ("1.5s", "1m30.5s") rather than "1s500ms".
+  const hours = Math.floor(abs / 3_600_000);
+  const minutes = Math.floor((abs % 3_600_000) / 60_000);
+  const seconds = (abs % 60_000) / 1000;
+  let out = '';
+  if (hours > 0) out += `${hours}h`;
+  if (hours > 0 || minutes > 0) out += `${minutes}m`;
+  out += `${seconds}s`;
+  return sign + out;
+}

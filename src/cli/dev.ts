@@ -1,0 +1,57 @@
+import { resolve } from 'node:path';
+import { ControlPlane } from '../../e2e/controlplane/index.js';
+import { loadCrds } from '../apis/index.js';
+import { createLogger, Manager, shutdownSignal } from '../manager/index.js';
+import { createMetrics } from '../metrics/index.js';
+import { ExampleApplier } from './examples.js';
+import type { DevOptions } from './program.js';
+import { runManager, type Output } from './start.js';
+
+/**
+ * `compositor dev`: a local control plane (built and cached on first use), compositor's CRDs, the examples, and
+ * compositor itself, until Ctrl-C tears everything down.
+ */
+export async function runDev(options: DevOptions, output: Output): Promise<number> {
+  const { config } = options;
+  const log = createLogger(config.logLevel);
+  const signal = shutdownSignal(log);
+  output.stderr(
+    'compositor dev: starting a local control plane (the first run builds it from Go modules; this takes minutes)\n',
+  );
+  const plane = await ControlPlane.start({
+    log: (line) => {
+      log.info(line);
+    },
+  });
+  try {
+    if (signal.aborted) return 0;
+    const manager = new Manager({
+      config: { ...config, installCrds: true },
+      log,
+      metrics: createMetrics(),
+      kubeConfig: () => plane.kubeConfig,
+      crds: () => loadCrds(),
+      runnables: (client) => [new ExampleApplier(client, resolve(options.examplesDir), log)],
+    });
+    return await runManager(manager, {
+      signal,
+      log,
+      output,
+      onStarted: () => {
+        output.stderr(
+          [
+            '',
+            `compositor dev: the control plane is up at ${plane.server}`,
+            `  kubeconfig: ${plane.kubeconfigPath}`,
+            `  try:        kubectl --kubeconfig ${plane.kubeconfigPath} get crds`,
+            '  Ctrl-C stops compositor and the control plane.',
+            '',
+          ].join('\n'),
+        );
+      },
+    });
+  } finally {
+    await plane.stop();
+    log.info('control plane stopped');
+  }
+}

@@ -1,0 +1,98 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { applyObject, Discovery, KindNotServedError, type KubeClient, type KubeObject } from '../kube/index.js';
+import type { Logger, Runnable } from '../manager/index.js';
+
+const FIELD_MANAGER = 'compositor-dev';
+
+/** Reads every YAML document of a directory, in file name order, so numbered files apply in sequence. */
+export async function readManifests(dir: string): Promise<KubeObject[]> {
+  const files = (await readdir(dir)).filter((file) => /\.ya?ml$/.test(file)).sort();
+  const objects: KubeObject[] = [];
+  for (const file of files) {
+    for (const doc of parseAllDocuments(await readFile(join(dir, file), 'utf8'))) {
+      if (doc.errors.length > 0) throw new Error(`cannot parse "${join(dir, file)}": ${doc.errors[0]?.message ?? ''}`);
+      const object = doc.toJS() as KubeObject | null;
+      if (object) objects.push(object);
+    }
+  }
+  return objects;
+}
+
+/**
+ * Applies the example manifests for `compositor dev` in the background. An XR's kind is only served once the XRD
+ * controller has established its CRD, so objects whose kind is not served yet are retried until they apply or the
+ * manager stops; start() never waits for them.
+ */
+export class ExampleApplier implements Runnable {
+  readonly name = 'examples';
+  private done: Promise<void> = Promise.resolve();
+  private readonly stopping = new AbortController();
+
+  constructor(
+    private readonly client: KubeClient,
+    private readonly dir: string,
+    private readonly log: Logger,
+    private readonly retryMs = 2000,
+  ) {}
+
+  async start(signal: AbortSignal): Promise<void> {
+    const objects = await readManifests(this.dir);
+    const stop = AbortSignal.any([signal, this.stopping.signal]);
+    this.done = this.applyAll(objects, stop);
+  }
+
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    await this.done;
+  }
+
+  private async applyAll(objects: readonly KubeObject[], signal: AbortSignal): Promise<void> {
+    const discovery = new Discovery(this.client);
+    let pending = [...objects];
+    const warned = new Set<string>();
+    while (pending.length > 0 && !signal.aborted) {
+      const stillPending: KubeObject[] = [];
+      for (const object of pending) {
+        const what = `${object.kind} ${object.metadata.namespace ? `${object.metadata.namespace}/` : ''}${object.metadata.name}`;
+        try {
+          await applyObject(this.client, discovery, object, { fieldManager: FIELD_MANAGER, signal });
+          this.log.info({ object: what }, 'applied example');
+        } catch (err) {
+          if (isAborted(signal)) return;
+          stillPending.push(object);
+          if (!warned.has(what)) {
+            warned.add(what);
+            const reason =
+              err instanceof KindNotServedError
+                ? 'its kind is not served yet; retrying until it is'
+                : (err as Error).message;
+            this.log.warn({ object: what }, `example not applied: ${reason}`);
+          }
+        }
+      }
+      pending = stillPending;
+      if (pending.length > 0) await sleep(this.retryMs, signal);
+    }
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+}
+
+// A function call, so TypeScript does not narrow `aborted` to false from the loop condition: it changes between awaits.
+function isAborted(signal: AbortSignal): boolean {
+  return signal.aborted;
+}

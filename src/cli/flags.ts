@@ -1,0 +1,196 @@
+import { parseValue, type LogLevel, type ValueKind } from './values.js';
+
+/** Everything `compositor start` is configured with, parsed and validated once here. */
+export interface StartConfig {
+  pollIntervalMs: number;
+  minPollIntervalMs: number;
+  syncIntervalMs: number;
+  maxReconcileRate: number;
+  maxConcurrentReconciles: number;
+  enableRealtimeCompositions: boolean;
+  circuitBreakerBurst: number;
+  circuitBreakerRefillRate: number;
+  circuitBreakerCooldownMs: number;
+  circuitBreakerHalfOpenIntervalMs: number;
+  leaderElection: boolean;
+  functionTimeoutMs: number;
+  functionInsecure: boolean;
+  builtinFunctions: boolean;
+  metricsBindAddress: string;
+  healthProbeBindAddress: string;
+  logLevel: LogLevel;
+  kubeconfig: string | undefined;
+  installCrds: boolean;
+  gracefulShutdownTimeoutMs: number;
+}
+
+export interface FlagDefinition {
+  /** The flag without its leading dashes; also names the environment variable COMPOSITOR_<FLAG>. */
+  name: string;
+  key: keyof StartConfig;
+  kind: ValueKind;
+  /** The default as a user would type it; undefined means "derived" or "unset" (see the description). */
+  default: string | undefined;
+  description: string;
+}
+
+/** The flags of DESIGN.md section 8 plus operational ones; the README's flag table is generated from this list. */
+export const START_FLAGS: readonly FlagDefinition[] = [
+  {
+    name: 'poll-interval',
+    key: 'pollIntervalMs',
+    kind: 'positiveDuration',
+    default: '1m',
+    description:
+      'How often an XR is reconciled when realtime compositions are off. The annotation crossplane.io/poll-interval overrides it per resource.',
+  },
+  {
+    name: 'min-poll-interval',
+    key: 'minPollIntervalMs',
+    kind: 'positiveDuration',
+    default: '1s',
+    description: 'Lower bound that per-resource crossplane.io/poll-interval values are clamped up to.',
+  },
+  {
+    name: 'sync-interval',
+    key: 'syncIntervalMs',
+    kind: 'positiveDuration',
+    default: '1h',
+    description: 'How often informers resync their caches. Resyncs cost no circuit-breaker token.',
+  },
+  {
+    name: 'max-reconcile-rate',
+    key: 'maxReconcileRate',
+    kind: 'positiveInteger',
+    default: '10',
+    description:
+      'Global reconciles per second. Also sets the API client limits (QPS 5x, burst 10x) and the default concurrency.',
+  },
+  {
+    name: 'max-concurrent-reconciles',
+    key: 'maxConcurrentReconciles',
+    kind: 'positiveInteger',
+    default: undefined,
+    description: 'Reconciles run at once per controller. Defaults to --max-reconcile-rate.',
+  },
+  {
+    name: 'enable-realtime-compositions',
+    key: 'enableRealtimeCompositions',
+    kind: 'boolean',
+    default: 'true',
+    description: 'Watch composed resources and reconcile XRs on their changes. When false, XRs are polled.',
+  },
+  {
+    name: 'circuit-breaker-burst',
+    key: 'circuitBreakerBurst',
+    kind: 'positiveNumber',
+    default: '100',
+    description:
+      "Tokens in each XR's watch-event bucket. As in Crossplane, an update event costs 2 tokens and a create 1; resyncs and echoes of compositor's own writes are free.",
+  },
+  {
+    name: 'circuit-breaker-refill-rate',
+    key: 'circuitBreakerRefillRate',
+    kind: 'positiveNumber',
+    default: '1',
+    description: "Tokens per second added back to each XR's bucket.",
+  },
+  {
+    name: 'circuit-breaker-cooldown',
+    key: 'circuitBreakerCooldownMs',
+    kind: 'positiveDuration',
+    default: '5m',
+    description: "How long an XR's circuit stays open once its bucket is empty. The XR is requeued when it closes.",
+  },
+  {
+    name: 'circuit-breaker-half-open-interval',
+    key: 'circuitBreakerHalfOpenIntervalMs',
+    kind: 'positiveDuration',
+    default: '30s',
+    description: 'While a circuit is open, one event per interval is let through.',
+  },
+  {
+    name: 'leader-election',
+    key: 'leaderElection',
+    kind: 'boolean',
+    default: 'false',
+    description: 'Elect a leader with a coordination.k8s.io Lease so only one replica reconciles.',
+  },
+  {
+    name: 'function-timeout',
+    key: 'functionTimeoutMs',
+    kind: 'positiveDuration',
+    default: '60s',
+    description: 'Deadline of one RunFunction call.',
+  },
+  {
+    name: 'function-insecure',
+    key: 'functionInsecure',
+    kind: 'boolean',
+    default: 'false',
+    description: 'Call composition functions over plaintext gRPC instead of mTLS (local use only).',
+  },
+  {
+    name: 'builtin-functions',
+    key: 'builtinFunctions',
+    kind: 'boolean',
+    default: 'true',
+    description: 'Run function-patch-and-transform and function-auto-ready in-process instead of over gRPC.',
+  },
+  {
+    name: 'metrics-bind-address',
+    key: 'metricsBindAddress',
+    kind: 'address',
+    default: ':8080',
+    description: 'Address of the Prometheus /metrics endpoint; 0 disables it.',
+  },
+  {
+    name: 'health-probe-bind-address',
+    key: 'healthProbeBindAddress',
+    kind: 'address',
+    default: ':8081',
+    description: 'Address of the /healthz and /readyz probes; 0 disables them.',
+  },
+  {
+    name: 'log-level',
+    key: 'logLevel',
+    kind: 'logLevel',
+    default: 'info',
+    description: 'Minimum level of the JSON logs.',
+  },
+  {
+    name: 'kubeconfig',
+    key: 'kubeconfig',
+    kind: 'path',
+    default: undefined,
+    description: 'Kubeconfig file. Defaults to $KUBECONFIG, then ~/.kube/config, then the in-cluster service account.',
+  },
+  {
+    name: 'install-crds',
+    key: 'installCrds',
+    kind: 'boolean',
+    default: 'true',
+    description: "Install compositor's CRDs at start when they are absent (false when the chart manages them).",
+  },
+  {
+    name: 'graceful-shutdown-timeout',
+    key: 'gracefulShutdownTimeoutMs',
+    kind: 'positiveDuration',
+    default: '30s',
+    description: 'On SIGTERM, how long in-flight reconciles may finish before the process exits.',
+  },
+];
+
+/** COMPOSITOR_<FLAG>: the environment variable that sets a flag when it is not given on the command line. */
+export function envName(flag: FlagDefinition): string {
+  return `COMPOSITOR_${flag.name.toUpperCase().replace(/-/g, '_')}`;
+}
+
+/** The parsed default of every flag that has one, keyed by config key. */
+export function flagDefaults(): Partial<StartConfig> {
+  const defaults: Record<string, unknown> = {};
+  for (const flag of START_FLAGS) {
+    if (flag.default !== undefined) defaults[flag.key] = parseValue(flag.kind, flag.default);
+  }
+  return defaults;
+}

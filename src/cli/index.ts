@@ -1,0 +1,12 @@
+// cli: flag parsing and validation, and the `compositor start|dev` commands. Flags are parsed once, here; nothing
+// else reads the command line or the environment.
+export { envName, flagDefaults, START_FLAGS, type FlagDefinition, type StartConfig } from './flags.js';
+export {
+  buildProgram,
+  finishConfig,
+  runProgram,
+  UsageError,
+  type CommandHandlers,
+  type DevOptions,
+} from './program.js';
+export { ACCEPTED_FORMS, FlagValueError, LOG_LEVELS, parseValue, type LogLevel, type ValueKind } from './values.js';

@@ -1,0 +1,18 @@
+import { runDev } from './dev.js';
+import { runProgram } from './program.js';
+import { runStart, type Output } from './start.js';
+
+const output: Output = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+};
+
+const code = await runProgram(
+  process.argv.slice(2),
+  {
+    start: (config) => runStart(config, output),
+    dev: (options) => runDev(options, output),
+  },
+  { writeOut: output.stdout, writeErr: output.stderr },
+);
+process.exitCode = code;

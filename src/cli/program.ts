@@ -1,0 +1,150 @@
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { envName, flagDefaults, START_FLAGS, type FlagDefinition, type StartConfig } from './flags.js';
+import { FlagValueError, parseValue } from './values.js';
+import { formatDuration } from '../apis/index.js';
+
+/** A command line that cannot run: printed as one line, exit code 2 (the Go flag package's convention). */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export interface DevOptions {
+  config: StartConfig;
+  examplesDir: string;
+}
+
+/** What each subcommand does once its flags are valid; resolves to the process exit code. */
+export interface CommandHandlers {
+  start(config: StartConfig): Promise<number>;
+  dev(options: DevOptions): Promise<number>;
+}
+
+export interface ProgramOutput {
+  writeOut: (text: string) => void;
+  writeErr: (text: string) => void;
+}
+
+/** Flags that make no sense for `dev`, which creates its own cluster and installs its own CRDs. */
+const DEV_EXCLUDED = new Set(['kubeconfig', 'install-crds']);
+
+function toOption(flag: FlagDefinition): Option {
+  const placeholder =
+    flag.kind === 'boolean' ? '[bool]' : `<${flag.kind === 'positiveDuration' ? 'duration' : flag.kind}>`;
+  const option = new Option(`--${flag.name} ${placeholder}`, flag.description).env(envName(flag));
+  option.argParser((text: string) => {
+    try {
+      return parseValue(flag.kind, text);
+    } catch (err) {
+      if (err instanceof FlagValueError) throw new InvalidArgumentError(err.message);
+      throw err;
+    }
+  });
+  if (flag.kind === 'boolean') option.preset('true');
+  if (flag.default !== undefined) option.default(parseValue(flag.kind, flag.default), flag.default);
+  return option;
+}
+
+/** Maps commander's option values (keyed by camel-cased flag name) onto config keys. */
+function toConfigValues(options: Record<string, unknown>): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  for (const flag of START_FLAGS) {
+    const value = options[new Option(`--${flag.name}`).attributeName()];
+    if (value !== undefined) values[flag.key] = value;
+  }
+  return values;
+}
+
+/** Applies derived defaults and checks that flags agree with each other. */
+export function finishConfig(options: Record<string, unknown>): StartConfig {
+  const values: Record<string, unknown> = { ...flagDefaults(), ...toConfigValues(options) };
+  values.maxConcurrentReconciles ??= values.maxReconcileRate;
+  const config = values as unknown as StartConfig;
+  if (config.pollIntervalMs < config.minPollIntervalMs) {
+    throw new UsageError(
+      `--poll-interval ${formatDuration(config.pollIntervalMs)} is below --min-poll-interval ${formatDuration(config.minPollIntervalMs)}: expected a poll interval at least the minimum`,
+    );
+  }
+  return config;
+}
+
+function addFlags(command: Command, exclude: ReadonlySet<string> = new Set()): Command {
+  for (const flag of START_FLAGS) {
+    if (!exclude.has(flag.name)) command.addOption(toOption(flag));
+  }
+  return command;
+}
+
+/** Builds the `compositor` command tree; nothing runs until parseAsync. */
+export function buildProgram(
+  handlers: CommandHandlers,
+  output: ProgramOutput,
+  onExitCode: (code: number) => void = () => undefined,
+): Command {
+  const program = new Command('compositor')
+    .description('A Crossplane-compatible composition engine with realtime compositions.')
+    .exitOverride()
+    .configureOutput({ writeOut: output.writeOut, writeErr: output.writeErr, outputError: () => undefined })
+    .showSuggestionAfterError(true);
+
+  const start = addFlags(new Command('start'))
+    .description('Run the controllers against the cluster of the current kubeconfig.')
+    .action(async (options: Record<string, unknown>) => {
+      onExitCode(await handlers.start(finishConfig(options)));
+    });
+
+  const dev = addFlags(new Command('dev'), DEV_EXCLUDED)
+    .description('Start a local control plane, install the CRDs, apply examples/ and run compositor against it.')
+    .option('--examples <dir>', 'Manifests applied once the control plane is up.', 'examples')
+    .action(async (options: Record<string, unknown> & { examples: string }) => {
+      const { examples, ...flags } = options;
+      onExitCode(await handlers.dev({ config: finishConfig(flags), examplesDir: examples }));
+    });
+
+  for (const command of [start, dev]) {
+    command
+      .exitOverride()
+      .configureOutput({ writeOut: output.writeOut, writeErr: output.writeErr, outputError: () => undefined });
+    program.addCommand(command);
+  }
+  return program;
+}
+
+/** Exit codes that commander reports for help and version, which are not failures. */
+const BENIGN = new Set([
+  'commander.helpDisplayed',
+  'commander.help',
+  'commander.version',
+  'commander.executeSubCommandAsync',
+]);
+
+/**
+ * Parses argv (without node and the script) and runs the chosen command.
+ * Resolves to the exit code: 2 with one line on stderr for any usage error.
+ */
+export async function runProgram(
+  argv: readonly string[],
+  handlers: CommandHandlers,
+  output: ProgramOutput,
+): Promise<number> {
+  let exitCode = 0;
+  const program = buildProgram(handlers, output, (code) => (exitCode = code));
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return exitCode;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (BENIGN.has(err.code)) return 0;
+      const hint = err.code === 'commander.unknownOption' ? ' (see compositor <command> --help)' : '';
+      output.writeErr(`compositor: ${err.message.replace(/^error: /, '')}${hint}\n`);
+      return 2;
+    }
+    if (err instanceof UsageError) {
+      output.writeErr(`compositor: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+}

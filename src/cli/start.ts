@@ -1,0 +1,40 @@
+import { loadCrds } from '../apis/index.js';
+import { loadKubeConfig } from '../kube/index.js';
+import { createLogger, Manager, shutdownSignal, StartupError, type Logger } from '../manager/index.js';
+import { createMetrics } from '../metrics/index.js';
+import type { StartConfig } from './flags.js';
+
+export interface Output {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+/** `compositor start`: runs until SIGTERM/SIGINT. Exit 0 after a graceful stop, 1 when it cannot start. */
+export async function runStart(config: StartConfig, output: Output): Promise<number> {
+  const log = createLogger(config.logLevel);
+  const manager = new Manager({
+    config,
+    log,
+    metrics: createMetrics(),
+    kubeConfig: () => loadKubeConfig({ path: config.kubeconfig }),
+    crds: () => loadCrds(),
+  });
+  return runManager(manager, { signal: shutdownSignal(log), log, output });
+}
+
+/** Runs a manager and turns a StartupError into one plain line on stderr and exit code 1. */
+export async function runManager(
+  manager: Manager,
+  run: { signal: AbortSignal; log: Logger; output: Output; onStarted?: () => void },
+): Promise<number> {
+  const { signal, log, output, onStarted } = run;
+  try {
+    await manager.run(signal, onStarted);
+    return 0;
+  } catch (err) {
+    if (!(err instanceof StartupError)) throw err;
+    log.fatal({ error: err.message }, 'cannot start');
+    output.stderr(`compositor: cannot start: ${err.message}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,88 @@
+import { DURATION_FORM, parseDuration } from '../apis/index.js';
+
+// Value parsers for flags. Each throws a FlagValueError whose message is the accepted form, so the CLI can print
+// one line naming the flag, the rejected value and what would have been accepted.
+
+export class FlagValueError extends Error {
+  constructor(readonly acceptedForm: string) {
+    super(`expected ${acceptedForm}`);
+    this.name = 'FlagValueError';
+  }
+}
+
+export type ValueKind =
+  'duration' | 'positiveDuration' | 'positiveInteger' | 'positiveNumber' | 'boolean' | 'address' | 'logLevel' | 'path';
+
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const ACCEPTED_FORMS: Record<ValueKind, string> = {
+  duration: DURATION_FORM,
+  positiveDuration: `a positive ${DURATION_FORM.replace(/^a /, '')}`,
+  positiveInteger: 'a whole number greater than 0',
+  positiveNumber: 'a number greater than 0',
+  boolean: 'true or false',
+  address: 'a listen address such as :8080, 127.0.0.1:8080 or 0 to disable',
+  logLevel: `one of ${LOG_LEVELS.join(', ')}`,
+  path: 'a file path',
+};
+
+type Parsed = number | boolean | string;
+
+const parsers: Record<ValueKind, (text: string) => Parsed> = {
+  duration: (text) => {
+    const ms = tryDuration(text, 'duration');
+    if (ms < 0) throw new FlagValueError(ACCEPTED_FORMS.duration);
+    return ms;
+  },
+  positiveDuration: (text) => {
+    const ms = tryDuration(text, 'positiveDuration');
+    if (ms <= 0) throw new FlagValueError(ACCEPTED_FORMS.positiveDuration);
+    return ms;
+  },
+  positiveInteger: (text) => {
+    if (!/^\+?\d+$/.test(text.trim()) || Number(text) <= 0) throw new FlagValueError(ACCEPTED_FORMS.positiveInteger);
+    return Number(text);
+  },
+  positiveNumber: (text) => {
+    const value = Number(text);
+    if (text.trim() === '' || !Number.isFinite(value) || value <= 0) {
+      throw new FlagValueError(ACCEPTED_FORMS.positiveNumber);
+    }
+    return value;
+  },
+  boolean: (text) => {
+    // The spellings Go's strconv.ParseBool accepts, so values copied from Crossplane's chart keep working.
+    const lowered = text.toLowerCase();
+    if (['1', 't', 'true'].includes(lowered)) return true;
+    if (['0', 'f', 'false'].includes(lowered)) return false;
+    throw new FlagValueError(ACCEPTED_FORMS.boolean);
+  },
+  address: (text) => {
+    if (text === '0') return text;
+    const match = /^(\[[0-9a-fA-F:.]+\]|[^:\s]*):(\d{1,5})$/.exec(text);
+    if (!match || Number(match[2]) > 65535) throw new FlagValueError(ACCEPTED_FORMS.address);
+    return text;
+  },
+  logLevel: (text) => {
+    if (!(LOG_LEVELS as readonly string[]).includes(text)) throw new FlagValueError(ACCEPTED_FORMS.logLevel);
+    return text;
+  },
+  path: (text) => {
+    if (text.trim() === '') throw new FlagValueError(ACCEPTED_FORMS.path);
+    return text;
+  },
+};
+
+function tryDuration(text: string, kind: ValueKind): number {
+  try {
+    return parseDuration(text);
+  } catch {
+    throw new FlagValueError(ACCEPTED_FORMS[kind]);
+  }
+}
+
+/** Parses a flag's text as the given kind, throwing FlagValueError with the accepted form. */
+export function parseValue(kind: ValueKind, text: string): Parsed {
+  return parsers[kind](text);
+}

@@ -1,0 +1,84 @@
+import { RequestContext, type KubeConfig } from '@kubernetes/client-node';
+import { fetch } from 'undici';
+import { ApiError } from './errors.js';
+
+export type Verb = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export const CONTENT_TYPE = {
+  json: 'application/json',
+  mergePatch: 'application/merge-patch+json',
+  jsonPatch: 'application/json-patch+json',
+  apply: 'application/apply-patch+yaml',
+} as const;
+
+export interface RequestOptions {
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  contentType?: string;
+  signal?: AbortSignal;
+}
+
+/** Called after every response (or transport failure, with code "error"), for rest_client metrics. */
+export type ResponseObserver = (method: Verb, code: string) => void;
+
+/**
+ * A JSON client for the Kubernetes API that keeps objects exactly as the server sends them. client-node's typed
+ * clients pass bodies through model serializers that drop unknown fields, which a composition engine cannot afford
+ * for arbitrary composed kinds; this client reuses only client-node's authentication and TLS set-up.
+ */
+export class KubeClient {
+  constructor(
+    readonly kubeConfig: KubeConfig,
+    private readonly observe: ResponseObserver = () => undefined,
+  ) {}
+
+  get server(): string {
+    const cluster = this.kubeConfig.getCurrentCluster();
+    if (!cluster) throw new Error('kubeconfig has no current cluster');
+    return cluster.server.replace(/\/$/, '');
+  }
+
+  async request<T>(method: Verb, path: string, options: RequestOptions = {}): Promise<T> {
+    const url = new URL(this.server + path);
+    for (const [key, value] of Object.entries(options.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    const context = new RequestContext(url.toString(), method);
+    await this.kubeConfig.applySecurityAuthentication(context);
+    const headers: Record<string, string> = { ...context.getHeaders(), accept: CONTENT_TYPE.json };
+    if (options.body !== undefined) headers['content-type'] = options.contentType ?? CONTENT_TYPE.json;
+
+    let response;
+    try {
+      response = await fetch(url, {
+        method,
+        headers,
+        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+        dispatcher: context.getDispatcher(),
+        signal: options.signal,
+      });
+    } catch (err) {
+      this.observe(method, 'error');
+      throw err;
+    }
+    this.observe(method, String(response.status));
+    const text = await response.text();
+    const parsed: unknown = text === '' ? undefined : safeJson(text);
+    if (!response.ok) throw toApiError(response.status, parsed, `${method} ${url.pathname}`);
+    return parsed as T;
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function toApiError(status: number, body: unknown, what: string): ApiError {
+  const statusObject = (typeof body === 'object' && body !== null ? body : {}) as { reason?: string; message?: string };
+  const message = statusObject.message ?? (typeof body === 'string' && body !== '' ? body.trim() : `HTTP ${status}`);
+  return new ApiError(status, statusObject.reason ?? '', `${what}: ${message}`, body);
+}

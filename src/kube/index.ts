@@ -1,0 +1,14 @@
+// kube: the API server connection. Kubeconfig loading, a raw-JSON client that keeps objects intact (server-side
+// apply included), reachability checks at start and CRD installation.
+export { KubeClient, CONTENT_TYPE, type RequestOptions, type ResponseObserver, type Verb } from './client.js';
+export { ApiError, isAlreadyExists, isConflict, isNotFound } from './errors.js';
+export { KubeconfigError, loadKubeConfig, type KubeconfigSource } from './kubeconfig.js';
+export {
+  ApiServerUnreachableError,
+  waitForApiServer,
+  type ReachabilityOptions,
+  type ServerVersion,
+} from './reachability.js';
+export { ensureCrds, isEstablished, waitForEstablished, type EnsureCrdsOptions } from './crds.js';
+export { Discovery, KindNotServedError, type ResourceInfo } from './discovery.js';
+export { applyObject, type KubeObject } from './apply.js';

@@ -1,0 +1,176 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { CustomResourceDefinition } from '../apis/index.js';
+import { ensureCrds, KubeClient, waitForApiServer } from '../kube/index.js';
+import type { Metrics } from '../metrics/index.js';
+import { listen, type RunningServer } from './httpServer.js';
+import type { Logger } from './logger.js';
+import { Probes } from './probes.js';
+import type { Runnable } from './runnable.js';
+
+/** The flags the manager itself uses; the CLI's full config satisfies it. */
+export interface ManagerConfig {
+  metricsBindAddress: string;
+  healthProbeBindAddress: string;
+  installCrds: boolean;
+  gracefulShutdownTimeoutMs: number;
+}
+
+export interface ManagerOptions {
+  config: ManagerConfig;
+  log: Logger;
+  metrics: Metrics;
+  /** Loads the kubeconfig; called in run() so a missing one becomes a StartupError, not a crash at import. */
+  kubeConfig: () => KubeConfig;
+  crds: () => Promise<CustomResourceDefinition[]>;
+  /** Builds the controllers once the client exists. */
+  runnables?: (client: KubeClient) => Runnable[];
+  /** Bounded retry while waiting for the API server at start. */
+  reachability?: { attempts: number; delayMs: number };
+  crdTimeoutMs?: number;
+}
+
+/** compositor could not start; the message is one line meant for a human, with no stack trace. */
+export class StartupError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'StartupError';
+  }
+}
+
+const READY_CHECKS = { apiServer: 'apiserver', controllers: 'controllers-synced' } as const;
+
+/**
+ * Wires one compositor process: probes and metrics servers, the API connection, CRDs and the controllers, and a
+ * graceful shutdown that stops readiness first, then work, then the servers.
+ */
+export class Manager {
+  readonly probes = new Probes();
+  private servers: RunningServer[] = [];
+  private metricsServer: RunningServer | undefined;
+  private probesServer: RunningServer | undefined;
+
+  constructor(private readonly options: ManagerOptions) {}
+
+  get metricsPort(): number | undefined {
+    return this.metricsServer?.port;
+  }
+
+  get probesPort(): number | undefined {
+    return this.probesServer?.port;
+  }
+
+  /** Runs until `signal` aborts, then shuts down gracefully. Rejects with StartupError if it cannot start. */
+  async run(signal: AbortSignal, onStarted: () => void = () => undefined): Promise<void> {
+    const { log } = this.options;
+    this.probes.require(READY_CHECKS.apiServer);
+    this.probes.require(READY_CHECKS.controllers);
+    const runnables: Runnable[] = [];
+    try {
+      await this.startServers();
+      const client = await this.connect(signal);
+      if (this.options.config.installCrds) await this.installCrds(client, signal);
+      runnables.push(...(this.options.runnables?.(client) ?? []));
+      for (const runnable of runnables) {
+        await runnable.start(signal);
+        log.info({ runnable: runnable.name }, 'started');
+      }
+      this.probes.set(READY_CHECKS.controllers, true);
+      log.info({ controllers: runnables.length }, 'compositor is ready');
+      onStarted();
+      await waitForAbort(signal);
+    } finally {
+      await this.shutdown(runnables);
+    }
+  }
+
+  private async startServers(): Promise<void> {
+    const { config, metrics } = this.options;
+    this.metricsServer = await listen(config.metricsBindAddress, (req, res) => {
+      metrics.registry.metrics().then(
+        (body) => {
+          res.writeHead(200, { 'content-type': metrics.registry.contentType });
+          res.end(body);
+        },
+        (err: unknown) => {
+          res.writeHead(500);
+          res.end(String(err));
+        },
+      );
+    }).catch((err: unknown) => Promise.reject(new StartupError(`--metrics-bind-address: ${(err as Error).message}`)));
+    this.probesServer = await listen(config.healthProbeBindAddress, this.probes.handle).catch((err: unknown) =>
+      Promise.reject(new StartupError(`--health-probe-bind-address: ${(err as Error).message}`)),
+    );
+    this.servers = [this.metricsServer, this.probesServer].filter((s): s is RunningServer => s !== undefined);
+  }
+
+  private async connect(signal: AbortSignal): Promise<KubeClient> {
+    let kubeConfig: KubeConfig;
+    try {
+      kubeConfig = this.options.kubeConfig();
+    } catch (err) {
+      throw new StartupError((err as Error).message, { cause: err });
+    }
+    const { metrics } = this.options;
+    const client = new KubeClient(kubeConfig, (method, code) => {
+      metrics.restClientRequests.inc({ method, code });
+    });
+    try {
+      const version = await waitForApiServer(client, {
+        ...(this.options.reachability ?? { attempts: 10, delayMs: 1000 }),
+        signal,
+      });
+      this.options.log.info({ server: client.server, version: version.gitVersion }, 'connected to the API server');
+    } catch (err) {
+      throw new StartupError((err as Error).message, { cause: err });
+    }
+    this.probes.set(READY_CHECKS.apiServer, true);
+    return client;
+  }
+
+  private async installCrds(client: KubeClient, signal: AbortSignal): Promise<void> {
+    try {
+      const created = await ensureCrds(client, await this.options.crds(), {
+        timeoutMs: this.options.crdTimeoutMs ?? 60_000,
+        signal,
+      });
+      if (created.length > 0) this.options.log.info({ crds: created }, 'installed CRDs');
+    } catch (err) {
+      const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
+      throw new StartupError(
+        `cannot install CRDs (use --install-crds=false if they are managed elsewhere): ${(err as Error).message}${cause}`,
+        {
+          cause: err,
+        },
+      );
+    }
+  }
+
+  private async shutdown(runnables: readonly Runnable[]): Promise<void> {
+    const { log, config } = this.options;
+    this.probes.set(READY_CHECKS.controllers, false);
+    const deadline = AbortSignal.timeout(config.gracefulShutdownTimeoutMs);
+    for (const runnable of [...runnables].reverse()) {
+      try {
+        await runnable.stop(deadline);
+      } catch (err) {
+        log.error({ err, runnable: runnable.name }, 'runnable did not stop cleanly');
+      }
+    }
+    await Promise.all(this.servers.map((server) => server.close()));
+    this.servers = [];
+    if (runnables.length > 0) log.info('stopped');
+  }
+}
+
+function waitForAbort(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    signal.addEventListener(
+      'abort',
+      () => {
+        resolve();
+      },
+      { once: true },
+    );
+  });
+}

@@ -1,0 +1,214 @@
+import { expect } from 'chai';
+import { envName, runProgram, START_FLAGS, type CommandHandlers, type DevOptions, type StartConfig } from '../../../src/cli/index.js';
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+  config: StartConfig | undefined;
+  dev: DevOptions | undefined;
+}
+
+/** Runs the CLI with handlers that record the parsed config instead of starting anything. */
+async function run(argv: string[], env: Record<string, string> = {}): Promise<Run> {
+  const result: Run = { code: -1, stdout: '', stderr: '', config: undefined, dev: undefined };
+  const handlers: CommandHandlers = {
+    start: (config) => {
+      result.config = config;
+      return Promise.resolve(0);
+    },
+    dev: (options) => {
+      result.dev = options;
+      return Promise.resolve(0);
+    },
+  };
+  const saved = new Map(START_FLAGS.map((flag) => [envName(flag), process.env[envName(flag)]]));
+  for (const name of saved.keys()) Reflect.deleteProperty(process.env, name);
+  Object.assign(process.env, env);
+  try {
+    result.code = await runProgram(argv, handlers, {
+      writeOut: (text) => (result.stdout += text),
+      writeErr: (text) => (result.stderr += text),
+    });
+  } finally {
+    for (const [name, value] of saved) {
+      if (value === undefined) Reflect.deleteProperty(process.env, name);
+      else process.env[name] = value;
+    }
+  }
+  return result;
+}
+
+describe('cli/program', () => {
+  it('applies every default of DESIGN.md section 8', async () => {
+    const { code, config } = await run(['start']);
+    expect(code).to.equal(0);
+    expect(config).to.deep.equal({
+      pollIntervalMs: 60_000,
+      minPollIntervalMs: 1_000,
+      syncIntervalMs: 3_600_000,
+      maxReconcileRate: 10,
+      maxConcurrentReconciles: 10,
+      enableRealtimeCompositions: true,
+      circuitBreakerBurst: 100,
+      circuitBreakerRefillRate: 1,
+      circuitBreakerCooldownMs: 300_000,
+      circuitBreakerHalfOpenIntervalMs: 30_000,
+      leaderElection: false,
+      functionTimeoutMs: 60_000,
+      functionInsecure: false,
+      builtinFunctions: true,
+      metricsBindAddress: ':8080',
+      healthProbeBindAddress: ':8081',
+      logLevel: 'info',
+      installCrds: true,
+      gracefulShutdownTimeoutMs: 30_000,
+    } satisfies Omit<StartConfig, 'kubeconfig'>);
+  });
+
+  const accepted: Record<string, { args: string[]; want: Partial<StartConfig> }> = {
+    '--poll-interval': { args: ['--poll-interval=1m30s'], want: { pollIntervalMs: 90_000 } },
+    '--min-poll-interval': { args: ['--min-poll-interval', '500ms'], want: { minPollIntervalMs: 500 } },
+    '--sync-interval': { args: ['--sync-interval=30m'], want: { syncIntervalMs: 1_800_000 } },
+    '--max-reconcile-rate also sets concurrency': {
+      args: ['--max-reconcile-rate=50'],
+      want: { maxReconcileRate: 50, maxConcurrentReconciles: 50 },
+    },
+    '--max-concurrent-reconciles overrides the derived default': {
+      args: ['--max-reconcile-rate=50', '--max-concurrent-reconciles=4'],
+      want: { maxReconcileRate: 50, maxConcurrentReconciles: 4 },
+    },
+    '--enable-realtime-compositions=false': {
+      args: ['--enable-realtime-compositions=false'],
+      want: { enableRealtimeCompositions: false },
+    },
+    '--circuit-breaker-burst': { args: ['--circuit-breaker-burst=250'], want: { circuitBreakerBurst: 250 } },
+    '--circuit-breaker-refill-rate accepts fractions': {
+      args: ['--circuit-breaker-refill-rate=0.5'],
+      want: { circuitBreakerRefillRate: 0.5 },
+    },
+    '--circuit-breaker-cooldown': { args: ['--circuit-breaker-cooldown=1m'], want: { circuitBreakerCooldownMs: 60_000 } },
+    '--circuit-breaker-half-open-interval': {
+      args: ['--circuit-breaker-half-open-interval=10s'],
+      want: { circuitBreakerHalfOpenIntervalMs: 10_000 },
+    },
+    '--leader-election without a value means true': { args: ['--leader-election'], want: { leaderElection: true } },
+    '--leader-election=true': { args: ['--leader-election=true'], want: { leaderElection: true } },
+    '--function-timeout': { args: ['--function-timeout=15s'], want: { functionTimeoutMs: 15_000 } },
+    '--function-insecure': { args: ['--function-insecure'], want: { functionInsecure: true } },
+    '--builtin-functions=false': { args: ['--builtin-functions=false'], want: { builtinFunctions: false } },
+    '--builtin-functions=0 (Go ParseBool spelling)': { args: ['--builtin-functions=0'], want: { builtinFunctions: false } },
+    '--metrics-bind-address': { args: ['--metrics-bind-address=127.0.0.1:9090'], want: { metricsBindAddress: '127.0.0.1:9090' } },
+    '--metrics-bind-address=0 disables': { args: ['--metrics-bind-address=0'], want: { metricsBindAddress: '0' } },
+    '--health-probe-bind-address': { args: ['--health-probe-bind-address=:9091'], want: { healthProbeBindAddress: ':9091' } },
+    '--log-level': { args: ['--log-level=debug'], want: { logLevel: 'debug' } },
+    '--kubeconfig': { args: ['--kubeconfig=/tmp/kc'], want: { kubeconfig: '/tmp/kc' } },
+    '--install-crds=false': { args: ['--install-crds=false'], want: { installCrds: false } },
+    '--graceful-shutdown-timeout': { args: ['--graceful-shutdown-timeout=5s'], want: { gracefulShutdownTimeoutMs: 5_000 } },
+  };
+  for (const [name, { args, want }] of Object.entries(accepted)) {
+    it(`accepts ${name}`, async () => {
+      const { code, config, stderr } = await run(['start', ...args]);
+      expect(code, stderr).to.equal(0);
+      expect(config).to.include(want);
+    });
+  }
+
+  it('covers every flag in the accepted table', () => {
+    const covered = Object.keys(accepted).join(' ');
+    for (const flag of START_FLAGS) expect(covered, flag.name).to.include(`--${flag.name}`);
+  });
+
+  const rejected: Record<string, { args: string[]; flag: string; form: string }> = {
+    'a duration that is not one': { args: ['--poll-interval=abc'], flag: '--poll-interval', form: 'Go duration' },
+    'a duration without a unit': { args: ['--sync-interval=10'], flag: '--sync-interval', form: 'Go duration' },
+    'a zero poll interval': { args: ['--poll-interval=0s'], flag: '--poll-interval', form: 'positive' },
+    'a negative cooldown': { args: ['--circuit-breaker-cooldown=-5m'], flag: '--circuit-breaker-cooldown', form: 'Go duration' },
+    'a zero reconcile rate': { args: ['--max-reconcile-rate=0'], flag: '--max-reconcile-rate', form: 'greater than 0' },
+    'a fractional reconcile rate': { args: ['--max-reconcile-rate=1.5'], flag: '--max-reconcile-rate', form: 'whole number' },
+    'a negative refill rate': {
+      args: ['--circuit-breaker-refill-rate=-1'],
+      flag: '--circuit-breaker-refill-rate',
+      form: 'greater than 0',
+    },
+    'a burst that is not a number': { args: ['--circuit-breaker-burst=lots'], flag: '--circuit-breaker-burst', form: 'number' },
+    'zero concurrency': { args: ['--max-concurrent-reconciles=0'], flag: '--max-concurrent-reconciles', form: 'greater than 0' },
+    'a boolean that is not one': { args: ['--leader-election=maybe'], flag: '--leader-election', form: 'true or false' },
+    'an address without a port': { args: ['--metrics-bind-address=localhost'], flag: '--metrics-bind-address', form: ':8080' },
+    'a port out of range': { args: ['--health-probe-bind-address=:70000'], flag: '--health-probe-bind-address', form: ':8080' },
+    'an unknown log level': { args: ['--log-level=loud'], flag: '--log-level', form: 'debug, info' },
+    'an empty kubeconfig path': { args: ['--kubeconfig='], flag: '--kubeconfig', form: 'file path' },
+    'an unknown flag': { args: ['--pol-interval=1m'], flag: '--pol-interval', form: '--help' },
+    'a poll interval below the minimum': {
+      args: ['--poll-interval=500ms'],
+      flag: '--min-poll-interval',
+      form: 'at least the minimum',
+    },
+    'a positional argument': { args: ['now'], flag: 'start', form: 'too many arguments' },
+  };
+  for (const [name, { args, flag, form }] of Object.entries(rejected)) {
+    it(`rejects ${name} with exit code 2 and one line naming the flag and the accepted form`, async () => {
+      const { code, stderr, config } = await run(['start', ...args]);
+      expect(code, stderr).to.equal(2);
+      expect(config, 'the command must not run').to.equal(undefined);
+      expect(stderr.trimEnd().split('\n'), stderr).to.have.length(1);
+      expect(stderr).to.include(flag).and.include(form);
+    });
+  }
+
+  describe('environment variables', () => {
+    it('names each one COMPOSITOR_<FLAG>', () => {
+      const flag = START_FLAGS.find((f) => f.name === 'circuit-breaker-half-open-interval');
+      expect(flag && envName(flag)).to.equal('COMPOSITOR_CIRCUIT_BREAKER_HALF_OPEN_INTERVAL');
+    });
+
+    it('sets flags that are not on the command line', async () => {
+      const { config } = await run(['start'], {
+        COMPOSITOR_POLL_INTERVAL: '2m',
+        COMPOSITOR_ENABLE_REALTIME_COMPOSITIONS: 'false',
+        COMPOSITOR_MAX_RECONCILE_RATE: '20',
+      });
+      expect(config).to.include({ pollIntervalMs: 120_000, enableRealtimeCompositions: false, maxReconcileRate: 20 });
+    });
+
+    it('loses to the command line', async () => {
+      const { config } = await run(['start', '--poll-interval=3m'], { COMPOSITOR_POLL_INTERVAL: '2m' });
+      expect(config?.pollIntervalMs).to.equal(180_000);
+    });
+
+    it('rejects an invalid value naming the variable and the flag', async () => {
+      const { code, stderr } = await run(['start'], { COMPOSITOR_MAX_RECONCILE_RATE: '0' });
+      expect(code).to.equal(2);
+      expect(stderr).to.include('COMPOSITOR_MAX_RECONCILE_RATE').and.include('--max-reconcile-rate');
+    });
+  });
+
+  it('prints help with every flag and its default, exit code 0', async () => {
+    const { code, stdout } = await run(['start', '--help']);
+    expect(code).to.equal(0);
+    for (const flag of START_FLAGS) {
+      expect(stdout).to.include(`--${flag.name}`);
+      if (flag.default !== undefined) expect(stdout).to.include(`default: ${flag.default}`);
+    }
+  });
+
+  it('documents the circuit breaker token costs in the help', async () => {
+    const { stdout } = await run(['start', '--help']);
+    expect(stdout.replace(/\s+/g, ' ')).to.include('an update event costs 2 tokens and a create 1');
+  });
+
+  it('runs dev with the start flags except kubeconfig and install-crds', async () => {
+    const ok = await run(['dev', '--poll-interval=10s', '--examples', 'elsewhere']);
+    expect(ok.code).to.equal(0);
+    expect(ok.dev?.config.pollIntervalMs).to.equal(10_000);
+    expect(ok.dev?.examplesDir).to.equal('elsewhere');
+    const bad = await run(['dev', '--kubeconfig=/tmp/kc']);
+    expect(bad.code).to.equal(2);
+  });
+
+  it('rejects an unknown command with exit code 2', async () => {
+    const { code, stderr } = await run(['stat']);
+    expect(code).to.equal(2);
+    expect(stderr).to.include('stat');
+  });
+});
