@@ -45,6 +45,11 @@ export class ControlPlane {
     return this.kubeConfig.getCurrentCluster()?.server ?? '';
   }
 
+  /** Process ids of the servers this control plane started (empty for an external cluster). */
+  get pids(): number[] {
+    return this.servers.map((server) => server.pid).filter((pid): pid is number => pid !== undefined);
+  }
+
   client(): KubeClient {
     return new KubeClient(this.kubeConfig);
   }

@@ -28,6 +28,7 @@ const SETPRIV = '/usr/bin/setpriv';
 
 export interface ServerProcess {
   readonly name: string;
+  readonly pid: number | undefined;
   readonly logFile: string;
   readonly exited: boolean;
   /** The last lines of the server's log, for error messages. */
@@ -61,6 +62,7 @@ export function startServer(name: string, binary: string, args: readonly string[
 
   return {
     name,
+    pid: child.pid,
     logFile,
     get exited() {
       return !running.has(child);

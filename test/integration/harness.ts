@@ -13,7 +13,8 @@ export async function stopSharedControlPlane(): Promise<void> {
 }
 
 export function controlPlane(): ControlPlane {
-  if (!plane) throw new Error('the integration control plane is not running: run through test/integration/.mocharc.json');
+  if (!plane)
+    throw new Error('the integration control plane is not running: run through test/integration/.mocharc.json');
   return plane;
 }
 

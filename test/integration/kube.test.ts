@@ -44,7 +44,12 @@ describe('the local control plane (integration)', () => {
     });
 
     const objects = kc.makeApiClient(CustomObjectsApi);
-    const body = { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'first', namespace: 'default' }, spec: { size: 3 } };
+    const body = {
+      apiVersion: `${group}/v1`,
+      kind: 'Widget',
+      metadata: { name: 'first', namespace: 'default' },
+      spec: { size: 3 },
+    };
     // A CRD's API can answer 404 for a moment after Established while discovery catches up.
     await eventually('the Widget to be created', () =>
       objects.createNamespacedCustomObject({ group, version: 'v1', namespace: 'default', plural: 'widgets', body }),

@@ -1,5 +1,12 @@
 import { expect } from 'chai';
-import { envName, runProgram, START_FLAGS, type CommandHandlers, type DevOptions, type StartConfig } from '../../../src/cli/index.js';
+import {
+  envName,
+  runProgram,
+  START_FLAGS,
+  type CommandHandlers,
+  type DevOptions,
+  type StartConfig,
+} from '../../../src/cli/index.js';
 
 interface Run {
   code: number;
@@ -87,7 +94,10 @@ describe('cli/program', () => {
       args: ['--circuit-breaker-refill-rate=0.5'],
       want: { circuitBreakerRefillRate: 0.5 },
     },
-    '--circuit-breaker-cooldown': { args: ['--circuit-breaker-cooldown=1m'], want: { circuitBreakerCooldownMs: 60_000 } },
+    '--circuit-breaker-cooldown': {
+      args: ['--circuit-breaker-cooldown=1m'],
+      want: { circuitBreakerCooldownMs: 60_000 },
+    },
     '--circuit-breaker-half-open-interval': {
       args: ['--circuit-breaker-half-open-interval=10s'],
       want: { circuitBreakerHalfOpenIntervalMs: 10_000 },
@@ -97,14 +107,26 @@ describe('cli/program', () => {
     '--function-timeout': { args: ['--function-timeout=15s'], want: { functionTimeoutMs: 15_000 } },
     '--function-insecure': { args: ['--function-insecure'], want: { functionInsecure: true } },
     '--builtin-functions=false': { args: ['--builtin-functions=false'], want: { builtinFunctions: false } },
-    '--builtin-functions=0 (Go ParseBool spelling)': { args: ['--builtin-functions=0'], want: { builtinFunctions: false } },
-    '--metrics-bind-address': { args: ['--metrics-bind-address=127.0.0.1:9090'], want: { metricsBindAddress: '127.0.0.1:9090' } },
+    '--builtin-functions=0 (Go ParseBool spelling)': {
+      args: ['--builtin-functions=0'],
+      want: { builtinFunctions: false },
+    },
+    '--metrics-bind-address': {
+      args: ['--metrics-bind-address=127.0.0.1:9090'],
+      want: { metricsBindAddress: '127.0.0.1:9090' },
+    },
     '--metrics-bind-address=0 disables': { args: ['--metrics-bind-address=0'], want: { metricsBindAddress: '0' } },
-    '--health-probe-bind-address': { args: ['--health-probe-bind-address=:9091'], want: { healthProbeBindAddress: ':9091' } },
+    '--health-probe-bind-address': {
+      args: ['--health-probe-bind-address=:9091'],
+      want: { healthProbeBindAddress: ':9091' },
+    },
     '--log-level': { args: ['--log-level=debug'], want: { logLevel: 'debug' } },
     '--kubeconfig': { args: ['--kubeconfig=/tmp/kc'], want: { kubeconfig: '/tmp/kc' } },
     '--install-crds=false': { args: ['--install-crds=false'], want: { installCrds: false } },
-    '--graceful-shutdown-timeout': { args: ['--graceful-shutdown-timeout=5s'], want: { gracefulShutdownTimeoutMs: 5_000 } },
+    '--graceful-shutdown-timeout': {
+      args: ['--graceful-shutdown-timeout=5s'],
+      want: { gracefulShutdownTimeoutMs: 5_000 },
+    },
   };
   for (const [name, { args, want }] of Object.entries(accepted)) {
     it(`accepts ${name}`, async () => {
@@ -123,19 +145,47 @@ describe('cli/program', () => {
     'a duration that is not one': { args: ['--poll-interval=abc'], flag: '--poll-interval', form: 'Go duration' },
     'a duration without a unit': { args: ['--sync-interval=10'], flag: '--sync-interval', form: 'Go duration' },
     'a zero poll interval': { args: ['--poll-interval=0s'], flag: '--poll-interval', form: 'positive' },
-    'a negative cooldown': { args: ['--circuit-breaker-cooldown=-5m'], flag: '--circuit-breaker-cooldown', form: 'Go duration' },
+    'a negative cooldown': {
+      args: ['--circuit-breaker-cooldown=-5m'],
+      flag: '--circuit-breaker-cooldown',
+      form: 'Go duration',
+    },
     'a zero reconcile rate': { args: ['--max-reconcile-rate=0'], flag: '--max-reconcile-rate', form: 'greater than 0' },
-    'a fractional reconcile rate': { args: ['--max-reconcile-rate=1.5'], flag: '--max-reconcile-rate', form: 'whole number' },
+    'a fractional reconcile rate': {
+      args: ['--max-reconcile-rate=1.5'],
+      flag: '--max-reconcile-rate',
+      form: 'whole number',
+    },
     'a negative refill rate': {
       args: ['--circuit-breaker-refill-rate=-1'],
       flag: '--circuit-breaker-refill-rate',
       form: 'greater than 0',
     },
-    'a burst that is not a number': { args: ['--circuit-breaker-burst=lots'], flag: '--circuit-breaker-burst', form: 'number' },
-    'zero concurrency': { args: ['--max-concurrent-reconciles=0'], flag: '--max-concurrent-reconciles', form: 'greater than 0' },
-    'a boolean that is not one': { args: ['--leader-election=maybe'], flag: '--leader-election', form: 'true or false' },
-    'an address without a port': { args: ['--metrics-bind-address=localhost'], flag: '--metrics-bind-address', form: ':8080' },
-    'a port out of range': { args: ['--health-probe-bind-address=:70000'], flag: '--health-probe-bind-address', form: ':8080' },
+    'a burst that is not a number': {
+      args: ['--circuit-breaker-burst=lots'],
+      flag: '--circuit-breaker-burst',
+      form: 'number',
+    },
+    'zero concurrency': {
+      args: ['--max-concurrent-reconciles=0'],
+      flag: '--max-concurrent-reconciles',
+      form: 'greater than 0',
+    },
+    'a boolean that is not one': {
+      args: ['--leader-election=maybe'],
+      flag: '--leader-election',
+      form: 'true or false',
+    },
+    'an address without a port': {
+      args: ['--metrics-bind-address=localhost'],
+      flag: '--metrics-bind-address',
+      form: ':8080',
+    },
+    'a port out of range': {
+      args: ['--health-probe-bind-address=:70000'],
+      flag: '--health-probe-bind-address',
+      form: ':8080',
+    },
     'an unknown log level': { args: ['--log-level=loud'], flag: '--log-level', form: 'debug, info' },
     'an empty kubeconfig path': { args: ['--kubeconfig='], flag: '--kubeconfig', form: 'file path' },
     'an unknown flag': { args: ['--pol-interval=1m'], flag: '--pol-interval', form: '--help' },
