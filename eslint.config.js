@@ -21,6 +21,8 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       complexity: ['error', 12],
       'max-params': ['error', 4],
+      // client-node's generated models are classes that its own API documents being passed as object literals.
+      '@typescript-eslint/no-unsafe-class-instance-assignment': 'off',
     },
   },
   {

@@ -22,7 +22,11 @@ function compositor(args: string[], env: NodeJS.ProcessEnv = {}) {
   const output = { stdout: '', stderr: '' };
   child.stdout.on('data', (chunk: Buffer) => (output.stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output.stderr += chunk.toString()));
-  const exited = new Promise<Exited>((resolve) => child.on('exit', (code) => resolve({ code, ...output })));
+  const exited = new Promise<Exited>((resolve) =>
+    child.on('exit', (code) => {
+      resolve({ code, ...output });
+    }),
+  );
   return { child, output, exited };
 }
 
@@ -36,7 +40,7 @@ describe('compositor start (integration, separate process)', () => {
     ]);
     await eventually(
       'compositor to log that it is ready',
-      async () => (output.stdout.includes('compositor is ready') ? true : undefined),
+      () => Promise.resolve(output.stdout.includes('compositor is ready') ? true : undefined),
       { timeoutMs: 30_000 },
     ).catch((err: unknown) => {
       child.kill('SIGKILL');

@@ -28,16 +28,14 @@ export async function eventually<T>(
   options: { timeoutMs?: number; intervalMs?: number } = {},
 ): Promise<T> {
   const deadline = Date.now() + (options.timeoutMs ?? 20_000);
-  let seen: unknown = 'nothing yet';
   for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-      seen = 'undefined';
-    } catch (err) {
-      seen = err instanceof Error ? err.message : err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last seen: ${JSON.stringify(seen)}`);
+    const seen = await check().then(
+      (value) => ({ value, error: undefined as unknown }),
+      (err: unknown) => ({ value: undefined, error: err instanceof Error ? err.message : err }),
+    );
+    if (seen.value !== undefined) return seen.value;
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}; last seen: ${JSON.stringify(seen.error ?? 'undefined')}`);
     await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 100));
   }
 }

@@ -35,7 +35,7 @@ describe('manager (integration)', () => {
     let started = false;
     const running = manager.run(stop.signal, () => (started = true));
 
-    await eventually('the manager to report ready', async () => (started ? true : undefined));
+    await eventually('the manager to report ready', () => Promise.resolve(started ? true : undefined));
     const ready = await get(manager.probesPort, '/readyz');
     expect(ready.status, ready.body).to.equal(200);
     expect((await get(manager.probesPort, '/healthz')).status).to.equal(200);
