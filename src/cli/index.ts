@@ -10,3 +10,4 @@ export {
   type DevOptions,
 } from './program.js';
 export { ACCEPTED_FORMS, FlagValueError, LOG_LEVELS, parseValue, type LogLevel, type ValueKind } from './values.js';
+export { flagTableMarkdown } from './flagTable.js';

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/apis/index.js';
 import { ControlPlane } from '../../e2e/controlplane/index.js';
@@ -33,7 +34,7 @@ describe('e2e/controlplane teardown (integration)', () => {
     const script = [
       "import { ControlPlane } from './e2e/controlplane/index.ts';",
       'const plane = await ControlPlane.start({ controllerManager: false });',
-      'console.log(JSON.stringify(plane.pids));',
+      "console.log(JSON.stringify({ pids: plane.pids, dir: plane.kubeconfigPath.replace(/\\/kubeconfig$/, '') }));",
       'setInterval(() => {}, 1000);',
     ].join('\n');
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
@@ -44,9 +45,12 @@ describe('e2e/controlplane teardown (integration)', () => {
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const pids = await eventually(
+    const { pids, dir } = await eventually(
       'the child to report its control plane pids',
-      () => Promise.resolve(stdout.includes(']') ? (JSON.parse(stdout.trim()) as number[]) : undefined),
+      () =>
+        Promise.resolve(
+          stdout.includes('}') ? (JSON.parse(stdout.trim()) as { pids: number[]; dir: string }) : undefined,
+        ),
       { timeoutMs: 60_000 },
     ).catch((err: unknown) => {
       child.kill('SIGKILL');
@@ -60,6 +64,8 @@ describe('e2e/controlplane teardown (integration)', () => {
       for (const pid of pids.filter(alive)) process.kill(pid, 'SIGKILL');
       throw err;
     });
+    // A SIGKILLed parent cannot clean up after itself; the directory is all that may remain.
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('names the server and shows its log when it cannot start', async () => {
