@@ -4,6 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/apis/index.js';
+import { freePort } from '../../e2e/controlplane/ports.js';
 import { controlPlane, eventually } from './harness.js';
 
 interface Exited {
@@ -63,6 +64,7 @@ describe('compositor start (integration, separate process)', () => {
   });
 
   it('exits 1 with one line, no stack trace, when the API server is unreachable', async () => {
+    const closedPort = await freePort();
     const dir = mkdtempSync(join(tmpdir(), 'compositor-kc-'));
     const kubeconfig = join(dir, 'kubeconfig');
     writeFileSync(
@@ -70,7 +72,7 @@ describe('compositor start (integration, separate process)', () => {
       [
         'apiVersion: v1',
         'kind: Config',
-        'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}}]',
+        `clusters: [{name: c, cluster: {server: "https://127.0.0.1:${closedPort}", insecure-skip-tls-verify: true}}]`,
         'users: [{name: u, user: {token: t}}]',
         'contexts: [{name: x, context: {cluster: c, user: u}}]',
         'current-context: x',
@@ -83,7 +85,9 @@ describe('compositor start (integration, separate process)', () => {
     const lines = result.stderr.trim().split('\n');
     expect(lines, result.stderr).to.have.length(1);
     expect(lines[0]).to.match(
-      /^compositor: cannot start: API server https:\/\/127\.0\.0\.1:1 is unreachable after \d+ attempts/,
+      new RegExp(
+        `^compositor: cannot start: API server https://127\\.0\\.0\\.1:${closedPort} is unreachable after 10 attempts: .*ECONNREFUSED`,
+      ),
     );
     expect(result.stderr).not.to.match(/\n\s+at /);
   });
