@@ -115,7 +115,7 @@ export class ControlPlane {
     let last = '';
     while (Date.now() < deadline) {
       const dead = this.servers.find((server) => server.exited);
-      if (dead) throw new Error(`${dead.name} exited during start:\n${dead.tail()}`);
+      if (dead) throw exitedDuringStart(dead);
       try {
         await client.request('GET', '/readyz');
         return;
@@ -235,7 +235,7 @@ async function waitForServingCert(start: {
   const deadline = Date.now() + timeoutMs;
   while (!existsSync(certFile)) {
     const dead = servers.find((server) => server.exited);
-    if (dead) throw new Error(`${dead.name} exited during start:\n${dead.tail()}`);
+    if (dead) throw exitedDuringStart(dead);
     if (Date.now() > deadline) throw new Error(`kube-apiserver wrote no serving certificate within ${timeoutMs}ms`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -265,4 +265,9 @@ async function waitForServingCert(start: {
     }),
   );
   return kc;
+}
+
+/** The first line names the server and its last log line; the lines after it give more of the log. */
+function exitedDuringStart(server: ServerProcess): Error {
+  return new Error(`${server.name} exited during start: ${server.tail(1)}\n${server.tail()}`);
 }

@@ -18,11 +18,20 @@ export async function runDev(options: DevOptions, output: Output): Promise<numbe
   output.stderr(
     'compositor dev: starting a local control plane (the first run builds it from Go modules; this takes minutes)\n',
   );
-  const plane = await ControlPlane.start({
-    log: (line) => {
-      log.info(line);
-    },
-  });
+  let plane: ControlPlane;
+  try {
+    plane = await ControlPlane.start({
+      log: (line) => {
+        log.info(line);
+      },
+    });
+  } catch (err) {
+    // The full message (with the server's log) goes to the JSON log; the terminal gets its first line.
+    const message = (err as Error).message;
+    log.fatal({ error: message }, 'cannot start the local control plane');
+    output.stderr(`compositor dev: cannot start the local control plane: ${message.split('\n')[0] ?? ''}\n`);
+    return 1;
+  }
   try {
     if (signal.aborted) return 0;
     const manager = new Manager({
