@@ -2,7 +2,20 @@
 export interface CustomResourceDefinition {
   apiVersion: 'apiextensions.k8s.io/v1';
   kind: 'CustomResourceDefinition';
-  metadata: { name: string; labels?: Record<string, string>; resourceVersion?: string };
+  metadata: {
+    name: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    resourceVersion?: string;
+    ownerReferences?: {
+      apiVersion: string;
+      kind: string;
+      name: string;
+      uid: string;
+      controller?: boolean;
+      blockOwnerDeletion?: boolean;
+    }[];
+  };
   spec: Record<string, unknown>;
   status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] };
 }

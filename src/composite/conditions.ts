@@ -1,0 +1,50 @@
+export interface Condition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message?: string;
+  lastTransitionTime?: string;
+  observedGeneration?: number;
+}
+
+/** Types only compositor may set; conditions of these types returned by functions are dropped. */
+export const SYSTEM_CONDITION_TYPES: ReadonlySet<string> = new Set(['Synced', 'Ready', 'Responsive']);
+
+/**
+ * Sets a condition, keeping lastTransitionTime when the status did not change so that an unchanged condition
+ * compares equal and a steady-state reconcile writes nothing.
+ */
+export function setCondition(existing: readonly Condition[], next: Condition, now: () => Date): Condition[] {
+  const previous = existing.find((c) => c.type === next.type);
+  const transitioned = previous?.status !== next.status;
+  const condition: Condition = {
+    ...next,
+    lastTransitionTime:
+      transitioned || !previous.lastTransitionTime ? now().toISOString() : previous.lastTransitionTime,
+  };
+  if (condition.message === undefined || condition.message === '') delete condition.message;
+  const others = existing.filter((c) => c.type !== next.type);
+  return [...others, condition];
+}
+
+/** True when both conditions say the same thing (ignoring the transition time). */
+export function sameCondition(a: Condition | undefined, b: Condition | undefined): boolean {
+  if (!a || !b) return a === b;
+  return (
+    a.type === b.type &&
+    a.status === b.status &&
+    a.reason === b.reason &&
+    (a.message ?? '') === (b.message ?? '') &&
+    a.observedGeneration === b.observedGeneration
+  );
+}
+
+/**
+ * "Unready resources: a, b, c, and 2 more", as Crossplane's StableNAndSomeMore writes it: sorted so the message
+ * never flaps between reconciles, the first three named so a large composition does not make a huge condition.
+ */
+export function unreadyMessage(names: readonly string[], shown = 3): string {
+  const sorted = [...names].sort();
+  if (sorted.length <= shown) return `Unready resources: ${sorted.join(', ')}`;
+  return `Unready resources: ${sorted.slice(0, shown).join(', ')}, and ${sorted.length - shown} more`;
+}

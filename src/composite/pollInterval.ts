@@ -1,0 +1,50 @@
+import { formatDuration, parseDuration } from '../apis/index.js';
+
+export const POLL_INTERVAL_ANNOTATION = 'crossplane.io/poll-interval';
+
+export interface PollIntervalFlags {
+  /** --poll-interval: used when the annotation is absent or invalid. */
+  pollIntervalMs: number;
+  /** --min-poll-interval: annotation values are clamped up to it. */
+  minPollIntervalMs: number;
+}
+
+export interface EffectivePollInterval {
+  ms: number;
+  /** Go-formatted, as written to status.effectivePollInterval. */
+  text: string;
+  source: 'annotation' | 'clamped' | 'default' | 'invalid';
+  /** The rejected annotation value when source is "invalid", for one Warning event per distinct value. */
+  invalidValue?: string;
+}
+
+/**
+ * The poll interval in force for one resource: the crossplane.io/poll-interval annotation when it is a Go duration
+ * (clamped up to --min-poll-interval; "0s" means the minimum), otherwise --poll-interval. An invalid value never
+ * fails a reconcile: it falls back and is reported.
+ */
+export function effectivePollInterval(
+  annotations: Readonly<Record<string, string>> | undefined,
+  flags: PollIntervalFlags,
+): EffectivePollInterval {
+  const value = annotations?.[POLL_INTERVAL_ANNOTATION];
+  if (value === undefined) return result(flags.pollIntervalMs, 'default');
+  let ms: number;
+  try {
+    ms = parseDuration(value.trim());
+  } catch {
+    return { ...result(flags.pollIntervalMs, 'invalid'), invalidValue: value };
+  }
+  if (ms < 0) return { ...result(flags.pollIntervalMs, 'invalid'), invalidValue: value };
+  if (ms < flags.minPollIntervalMs) return result(flags.minPollIntervalMs, 'clamped');
+  return result(ms, 'annotation');
+}
+
+function result(ms: number, source: EffectivePollInterval['source']): EffectivePollInterval {
+  return { ms, text: formatDuration(ms), source };
+}
+
+/** Spreads requeues by +/-10% so resources created together do not poll together. `random` returns [0, 1). */
+export function withJitter(ms: number, random: () => number = Math.random): number {
+  return Math.round(ms * (0.9 + 0.2 * random()));
+}

@@ -1,0 +1,64 @@
+/** JSON schema as it appears in CRDs (openAPIV3Schema); open because users' schemas use every keyword. */
+export type JsonSchema = Record<string, unknown> & {
+  type?: string;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  items?: JsonSchema;
+};
+
+export type XrdScope = 'Namespaced' | 'Cluster' | 'LegacyCluster';
+
+export interface XrdVersion {
+  name: string;
+  served: boolean;
+  referenceable: boolean;
+  deprecated?: boolean;
+  deprecationWarning?: string;
+  schema?: { openAPIV3Schema?: JsonSchema };
+  additionalPrinterColumns?: Record<string, unknown>[];
+  subresources?: { scale?: Record<string, unknown> };
+}
+
+/** apiextensions.crossplane.io CompositeResourceDefinition (v1 storage, v2 served), the fields compositor reads. */
+export interface CompositeResourceDefinition {
+  apiVersion: string;
+  kind: 'CompositeResourceDefinition';
+  metadata: {
+    name: string;
+    uid?: string;
+    generation?: number;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
+  spec: {
+    group: string;
+    names: {
+      kind: string;
+      plural: string;
+      singular?: string;
+      listKind?: string;
+      shortNames?: string[];
+      categories?: string[];
+    };
+    scope?: XrdScope;
+    versions: XrdVersion[];
+    defaultCompositionRef?: { name: string };
+    enforcedCompositionRef?: { name: string };
+    defaultCompositionUpdatePolicy?: 'Automatic' | 'Manual';
+    conversion?: Record<string, unknown>;
+    metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
+    claimNames?: Record<string, unknown>;
+    connectionSecretKeys?: string[];
+    defaultCompositeDeletePolicy?: string;
+  };
+}
+
+/** The scope an XRD stored without one gets: v1 defaulted to LegacyCluster, v2 to Namespaced. */
+export function xrdScope(xrd: CompositeResourceDefinition): XrdScope {
+  return xrd.spec.scope ?? (xrd.apiVersion.endsWith('/v1') ? 'LegacyCluster' : 'Namespaced');
+}
+
+/** The one version XRs are composed at (exactly one is referenceable). */
+export function referenceableVersion(xrd: CompositeResourceDefinition): XrdVersion | undefined {
+  return xrd.spec.versions.find((version) => version.referenceable);
+}

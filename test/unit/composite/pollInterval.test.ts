@@ -1,0 +1,33 @@
+import { expect } from 'chai';
+import { effectivePollInterval, POLL_INTERVAL_ANNOTATION, withJitter } from '../../../src/composite/index.js';
+
+const flags = { pollIntervalMs: 60_000, minPollIntervalMs: 1_000 };
+
+describe('composite/effectivePollInterval', () => {
+  const cases: Record<string, { value: string | undefined; ms: number; text: string; source: string }> = {
+    'no annotation uses --poll-interval': { value: undefined, ms: 60_000, text: '1m0s', source: 'default' },
+    'a Go duration is used as is': { value: '10s', ms: 10_000, text: '10s', source: 'annotation' },
+    'a compound duration': { value: '1m30s', ms: 90_000, text: '1m30s', source: 'annotation' },
+    'below the minimum clamps up': { value: '100ms', ms: 1_000, text: '1s', source: 'clamped' },
+    '0s means the minimum': { value: '0s', ms: 1_000, text: '1s', source: 'clamped' },
+    'garbage falls back': { value: 'abc', ms: 60_000, text: '1m0s', source: 'invalid' },
+    'days are not Go syntax and fall back': { value: '1d', ms: 60_000, text: '1m0s', source: 'invalid' },
+    'negative falls back': { value: '-5s', ms: 60_000, text: '1m0s', source: 'invalid' },
+  };
+  for (const [reason, { value, ms, text, source }] of Object.entries(cases)) {
+    it(reason, () => {
+      const annotations: Record<string, string> = value === undefined ? {} : { [POLL_INTERVAL_ANNOTATION]: value };
+      const got = effectivePollInterval(annotations, flags);
+      expect(got).to.include({ ms, text, source });
+      expect(got.invalidValue).to.equal(source === 'invalid' ? value : undefined);
+    });
+  }
+});
+
+describe('composite/withJitter', () => {
+  it('stays within +/-10%', () => {
+    expect(withJitter(10_000, () => 0)).to.equal(9_000);
+    expect(withJitter(10_000, () => 0.5)).to.equal(10_000);
+    expect(withJitter(10_000, () => 0.999_999)).to.be.within(10_999, 11_000);
+  });
+});
