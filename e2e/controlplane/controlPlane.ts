@@ -17,9 +17,25 @@ export interface ControlPlaneOptions {
   /** Keep `dir` after stop (for debugging); default false. */
   keepDir?: boolean;
   startTimeoutMs?: number;
+  /** Extra kube-apiserver flags, e.g. --watch-cache=false so watches read etcd directly. */
+  apiServerArgs?: readonly string[];
   env?: NodeJS.ProcessEnv;
   log?: (line: string) => void;
 }
+
+/** How a started control plane removes its files and restarts its API server; an external cluster does neither. */
+interface Lifecycle {
+  cleanup: () => void;
+  startApi: () => ServerProcess;
+  etcdUrl?: string;
+}
+
+const EXTERNAL: Lifecycle = {
+  cleanup: () => undefined,
+  startApi: () => {
+    throw new Error('an external cluster (E2E_KUBECONFIG) cannot be restarted by the harness');
+  },
+};
 
 /** The admin identity of the local control plane: member of system:masters, so it may also impersonate. */
 const ADMIN_USER = 'compositor-admin';
@@ -33,7 +49,7 @@ export class ControlPlane {
     readonly kubeconfigPath: string,
     readonly kubeConfig: KubeConfig,
     private readonly servers: ServerProcess[],
-    private readonly cleanup: () => void,
+    private readonly lifecycle: Lifecycle = EXTERNAL,
   ) {}
 
   /** True when this is a user's cluster (E2E_KUBECONFIG) rather than one this process started. */
@@ -59,7 +75,7 @@ export class ControlPlane {
     if (env.E2E_KUBECONFIG) {
       const kc = new KubeConfig();
       kc.loadFromFile(env.E2E_KUBECONFIG);
-      return new ControlPlane(env.E2E_KUBECONFIG, kc, [], () => undefined);
+      return new ControlPlane(env.E2E_KUBECONFIG, kc, []);
     }
     const withKcm = options.controllerManager ?? true;
     const components: Component[] = withKcm
@@ -78,7 +94,13 @@ export class ControlPlane {
       const apiPort = await freePort();
       servers.push(startEtcd(binaries.etcd, dir, etcdPort, await freePort()));
       log(`etcd on 127.0.0.1:${etcdPort}`);
-      servers.push(startApiServer(binaries['kube-apiserver'], dir, files, { etcdPort, apiPort }));
+      const startApi = (): ServerProcess =>
+        startApiServer(binaries['kube-apiserver'], dir, files, {
+          etcdPort,
+          apiPort,
+          extraArgs: options.apiServerArgs ?? [],
+        });
+      servers.push(startApi());
       log(`kube-apiserver on https://127.0.0.1:${apiPort}`);
       const kubeconfigPath = join(dir, 'kubeconfig');
       const kc = await waitForServingCert({
@@ -89,7 +111,11 @@ export class ControlPlane {
         timeoutMs: options.startTimeoutMs ?? 60_000,
       });
       writeFileSync(kubeconfigPath, kc.exportConfig());
-      const plane = new ControlPlane(kubeconfigPath, kc, servers, cleanup);
+      const plane = new ControlPlane(kubeconfigPath, kc, servers, {
+        cleanup,
+        startApi,
+        etcdUrl: `http://127.0.0.1:${etcdPort}`,
+      });
       await plane.waitReady(options.startTimeoutMs ?? 60_000);
       if (withKcm) {
         servers.push(startControllerManager(binaries['kube-controller-manager'], dir, kubeconfigPath));
@@ -106,7 +132,38 @@ export class ControlPlane {
   /** Stops every server (controller manager, API server, then etcd) and removes the temporary directory. */
   async stop(): Promise<void> {
     for (const server of [...this.servers].reverse()) await server.stop();
-    this.cleanup();
+    this.lifecycle.cleanup();
+  }
+
+  /**
+   * Kills kube-apiserver at once (as a crash would), keeps it down for `downMs`, then starts it again on the same
+   * port, certificate and etcd, and resolves when it is ready: for tests of what survives an API server outage.
+   */
+  async restartApiServer(options: { downMs?: number; timeoutMs?: number } = {}): Promise<void> {
+    const index = this.servers.findIndex((server) => server.name === 'kube-apiserver');
+    const apiserver = this.servers[index];
+    if (index < 0 || !apiserver) throw new Error('this control plane runs no kube-apiserver of its own');
+    await apiserver.stop(0);
+    if (options.downMs) await new Promise((resolve) => setTimeout(resolve, options.downMs));
+    this.servers[index] = this.lifecycle.startApi();
+    await this.waitReady(options.timeoutMs ?? 60_000);
+  }
+
+  /**
+   * Compacts etcd's history up to its current revision, as the API server does every five minutes, so any
+   * resourceVersion read before this call is "too old" for a watch: the real cause of 410 Gone.
+   */
+  async compactEtcd(): Promise<void> {
+    const { etcdUrl } = this.lifecycle;
+    if (!etcdUrl) throw new Error('this control plane runs no etcd of its own');
+    const post = async (path: string, body: unknown): Promise<{ header?: { revision?: string } }> => {
+      const response = await fetch(`${etcdUrl}${path}`, { method: 'POST', body: JSON.stringify(body) });
+      if (!response.ok) throw new Error(`etcd ${path}: HTTP ${response.status} ${await response.text()}`);
+      return (await response.json()) as { header?: { revision?: string } };
+    };
+    const { header } = await post('/v3/kv/range', { key: Buffer.from('/').toString('base64') });
+    if (!header?.revision) throw new Error('etcd returned no revision');
+    await post('/v3/kv/compaction', { revision: header.revision, physical: true });
   }
 
   private async waitReady(timeoutMs: number): Promise<void> {
@@ -173,7 +230,7 @@ function startApiServer(
   binary: string,
   dir: string,
   files: Credentials,
-  ports: { etcdPort: number; apiPort: number },
+  ports: { etcdPort: number; apiPort: number; extraArgs: readonly string[] },
 ): ServerProcess {
   return startServer(
     'kube-apiserver',
@@ -196,6 +253,7 @@ function startApiServer(
       // Nothing creates default ServiceAccounts without the full controller set.
       '--disable-admission-plugins=ServiceAccount',
       '--v=1',
+      ...ports.extraArgs,
     ],
     join(dir, 'kube-apiserver.log'),
   );

@@ -1,11 +1,55 @@
 // metrics: the prom-client registry and every metric compositor exports, defined in this one place so names and
 // labels stay controller-runtime compatible. Each manager gets its own registry, which keeps tests isolated.
-import { collectDefaultMetrics, Counter, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { bufferedCounter, type BufferedCounter, type CounterHandle } from './bufferedCounter.js';
+
+export type { BufferedCounter, CounterHandle } from './bufferedCounter.js';
 
 export interface Metrics {
   registry: Registry;
   /** rest_client_requests_total{code,method}: every API server request, as client-go counts them. */
   restClientRequests: Counter<'code' | 'method'>;
+  workqueue: WorkqueueMetrics;
+  reconcile: ReconcileMetrics;
+  circuitBreaker: CircuitBreakerMetrics;
+}
+
+/** What a queue reports about itself at scrape time. */
+export interface QueueReadings {
+  depth: number;
+  unfinishedWorkSeconds: number;
+  longestRunningProcessorSeconds: number;
+}
+
+/** controller-runtime's workqueue_* family, labelled by queue `name` (compositor names a queue after its controller). */
+export interface WorkqueueMetrics {
+  adds: BufferedCounter<'name'>;
+  retries: BufferedCounter<'name'>;
+  queueDuration: Histogram<'name'>;
+  workDuration: Histogram<'name'>;
+  depth: Gauge<'name'>;
+  unfinishedWork: Gauge<'name'>;
+  longestRunningProcessor: Gauge<'name'>;
+  /** Makes the three gauges show `read()` for queue `name` at every scrape; the returned function removes them. */
+  track(name: string, read: () => QueueReadings): () => void;
+}
+
+export type ReconcileResult = 'success' | 'error' | 'requeue' | 'requeue_after';
+const RECONCILE_RESULTS: readonly ReconcileResult[] = ['success', 'error', 'requeue', 'requeue_after'];
+
+export interface ReconcileMetrics {
+  total: Counter<'controller' | 'result'>;
+  time: Histogram<'controller'>;
+}
+
+export type BreakerEventResult = 'Allowed' | 'Dropped' | 'HalfOpenAllowed';
+const BREAKER_EVENT_RESULTS: readonly BreakerEventResult[] = ['Allowed', 'Dropped', 'HalfOpenAllowed'];
+
+/** Crossplane's circuit_breaker_* family, labelled `controller="composite/<plural>.<group>"`. */
+export interface CircuitBreakerMetrics {
+  opens: Counter<'controller'>;
+  closes: Counter<'controller'>;
+  events: BufferedCounter<'controller' | 'result'>;
 }
 
 export function createMetrics(options: { processMetrics?: boolean } = {}): Metrics {
@@ -19,5 +63,170 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
       labelNames: ['code', 'method'],
       registers: [registry],
     }),
+    workqueue: createWorkqueueMetrics(registry),
+    reconcile: createReconcileMetrics(registry),
+    circuitBreaker: createCircuitBreakerMetrics(registry),
   };
+}
+
+// client-go's workqueue buckets: 10ns to 1000s, one per power of ten.
+const WORKQUEUE_BUCKETS = [1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1, 10, 100, 1000];
+
+// controller-runtime's reconcile_time_seconds buckets: 5ms to 60s.
+const RECONCILE_TIME_BUCKETS = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.25, 1.5, 1.75,
+  2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
+];
+
+function createWorkqueueMetrics(registry: Registry): WorkqueueMetrics {
+  const readers = new Map<string, () => QueueReadings>();
+  // The gauges are computed when scraped, like client-go's periodic unfinished-work update, so the queue's hot
+  // path never touches them.
+  const liveGauge = (name: string, help: string, pick: (r: QueueReadings) => number): Gauge<'name'> =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['name'],
+      registers: [registry],
+      collect() {
+        for (const [queue, read] of readers) this.set({ name: queue }, pick(read()));
+      },
+    });
+  const histogram = (name: string, help: string): Histogram<'name'> =>
+    new Histogram({ name, help, labelNames: ['name'], buckets: WORKQUEUE_BUCKETS, registers: [registry] });
+  const gauges = [
+    liveGauge('workqueue_depth', 'Current depth of workqueue', (r) => r.depth),
+    liveGauge(
+      'workqueue_unfinished_work_seconds',
+      'How many seconds of work has been done that is in progress and has not been observed by work_duration.',
+      (r) => r.unfinishedWorkSeconds,
+    ),
+    liveGauge(
+      'workqueue_longest_running_processor_seconds',
+      'How many seconds has the longest running processor for workqueue been running.',
+      (r) => r.longestRunningProcessorSeconds,
+    ),
+  ] as const;
+  return {
+    adds: bufferedCounter({
+      name: 'workqueue_adds_total',
+      help: 'Total number of adds handled by workqueue',
+      labelNames: ['name'],
+      registry,
+    }),
+    retries: bufferedCounter({
+      name: 'workqueue_retries_total',
+      help: 'Total number of retries handled by workqueue',
+      labelNames: ['name'],
+      registry,
+    }),
+    queueDuration: histogram(
+      'workqueue_queue_duration_seconds',
+      'How long in seconds an item stays in workqueue before being requested',
+    ),
+    workDuration: histogram(
+      'workqueue_work_duration_seconds',
+      'How long in seconds processing an item from workqueue takes.',
+    ),
+    depth: gauges[0],
+    unfinishedWork: gauges[1],
+    longestRunningProcessor: gauges[2],
+    track(name, read) {
+      readers.set(name, read);
+      return () => {
+        readers.delete(name);
+        for (const gauge of gauges) gauge.remove({ name });
+      };
+    },
+  };
+}
+
+function createReconcileMetrics(registry: Registry): ReconcileMetrics {
+  return {
+    total: new Counter({
+      name: 'controller_runtime_reconcile_total',
+      help: 'Total number of reconciliations per controller',
+      labelNames: ['controller', 'result'],
+      registers: [registry],
+    }),
+    time: new Histogram({
+      name: 'controller_runtime_reconcile_time_seconds',
+      help: 'Length of time per reconciliation per controller',
+      labelNames: ['controller'],
+      buckets: RECONCILE_TIME_BUCKETS,
+      registers: [registry],
+    }),
+  };
+}
+
+function createCircuitBreakerMetrics(registry: Registry): CircuitBreakerMetrics {
+  return {
+    opens: new Counter({
+      name: 'circuit_breaker_opens_total',
+      help: 'Number of times the XR watch circuit breaker opened.',
+      labelNames: ['controller'],
+      registers: [registry],
+    }),
+    closes: new Counter({
+      name: 'circuit_breaker_closes_total',
+      help: 'Number of times the XR watch circuit breaker closed.',
+      labelNames: ['controller'],
+      registers: [registry],
+    }),
+    events: bufferedCounter({
+      name: 'circuit_breaker_events_total',
+      help: 'Number of XR watch events seen by the circuit breaker, by result.',
+      labelNames: ['controller', 'result'],
+      registry,
+    }),
+  };
+}
+
+/** One queue's metrics, bound to its name, with every series created at 0. */
+export interface QueueMetrics {
+  adds: CounterHandle;
+  retries: CounterHandle;
+  queueDuration: { observe(seconds: number): void };
+  workDuration: { observe(seconds: number): void };
+  reconcileTotal: Readonly<Record<ReconcileResult, CounterHandle>>;
+  reconcileTime: { observe(seconds: number): void };
+  /** See WorkqueueMetrics.track. */
+  track(read: () => QueueReadings): () => void;
+}
+
+export function queueMetrics(metrics: Metrics, name: string): QueueMetrics {
+  const { workqueue, reconcile } = metrics;
+  const reconcileTotal = {} as Record<ReconcileResult, CounterHandle>;
+  for (const result of RECONCILE_RESULTS) {
+    const child = reconcile.total.labels({ controller: name, result });
+    child.inc(0);
+    reconcileTotal[result] = child;
+  }
+  return {
+    adds: workqueue.adds.handle({ name }),
+    retries: workqueue.retries.handle({ name }),
+    queueDuration: workqueue.queueDuration.labels({ name }),
+    workDuration: workqueue.workDuration.labels({ name }),
+    reconcileTotal,
+    reconcileTime: reconcile.time.labels({ controller: name }),
+    track: (read) => workqueue.track(name, read),
+  };
+}
+
+/** One composite controller's breaker metrics, with every series created at 0. */
+export interface BreakerMetrics {
+  opens: CounterHandle;
+  closes: CounterHandle;
+  events: Readonly<Record<BreakerEventResult, CounterHandle>>;
+}
+
+export function breakerMetrics(metrics: Metrics, controller: string): BreakerMetrics {
+  const { circuitBreaker } = metrics;
+  const opens = circuitBreaker.opens.labels({ controller });
+  const closes = circuitBreaker.closes.labels({ controller });
+  opens.inc(0);
+  closes.inc(0);
+  const events = {} as Record<BreakerEventResult, CounterHandle>;
+  for (const result of BREAKER_EVENT_RESULTS) events[result] = circuitBreaker.events.handle({ controller, result });
+  return { opens, closes, events };
 }

@@ -1,0 +1,24 @@
+import type { KubeObject } from '../kube/index.js';
+
+/**
+ * One change seen by an informer. `resync` re-delivers a cached object on the --sync-interval timer: nothing
+ * changed, so consumers (the circuit breaker) may treat it as free.
+ */
+export type WatchEvent<T extends KubeObject = KubeObject> =
+  | { type: 'add'; object: T }
+  | { type: 'update'; object: T; oldObject: T }
+  | { type: 'delete'; object: T }
+  | { type: 'resync'; object: T };
+
+export type WatchEventType = WatchEvent['type'];
+
+/** The cache key of an object, as client-go writes it: "namespace/name", or "name" when cluster-scoped. */
+export function objectKey(object: { metadata: { name: string; namespace?: string } }): string {
+  const { name, namespace } = object.metadata;
+  return namespace ? `${namespace}/${name}` : name;
+}
+
+export function resourceVersionOf(object: KubeObject): string | undefined {
+  const rv = object.metadata.resourceVersion;
+  return typeof rv === 'string' ? rv : undefined;
+}

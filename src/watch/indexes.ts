@@ -1,0 +1,79 @@
+import type { KubeObject } from '../kube/index.js';
+import type { IndexFunction } from './store.js';
+
+// Secondary indexes the composite controllers put on shared informers, so an event maps to the XRs it concerns
+// with a map read. XR fields sit under spec.crossplane (Crossplane v2) or directly under spec (legacy XRs).
+
+/** On an XR informer: XRs by each composed resource they reference (value: composedRefKey). */
+export const RESOURCE_REFS_INDEX = 'compositor/resource-refs';
+/** On an XR informer: XRs by the CompositionRevision they use (value: revision name). */
+export const COMPOSITION_REVISION_INDEX = 'compositor/composition-revision';
+
+export interface ObjectRef {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  namespace?: string;
+}
+
+/** The index value of a composed resource: group (not version, which may change) + kind + namespace + name. */
+export function composedRefKey(ref: ObjectRef): string {
+  return `${groupOf(ref.apiVersion)}/${ref.kind}/${ref.namespace ?? ''}/${ref.name}`;
+}
+
+function machinery(xr: KubeObject): Record<string, unknown> {
+  const spec = (xr.spec ?? {}) as Record<string, unknown>;
+  const crossplane = spec.crossplane as Record<string, unknown> | undefined;
+  return crossplane ?? spec;
+}
+
+export const resourceRefsIndex: IndexFunction = (xr) => {
+  const refs = machinery(xr).resourceRefs;
+  if (!Array.isArray(refs)) return [];
+  return (refs as Partial<ObjectRef>[]).flatMap((ref) =>
+    ref.apiVersion && ref.kind && ref.name
+      ? [
+          composedRefKey({
+            apiVersion: ref.apiVersion,
+            kind: ref.kind,
+            name: ref.name,
+            namespace: ref.namespace ?? xr.metadata.namespace,
+          }),
+        ]
+      : [],
+  );
+};
+
+export const compositionRevisionIndex: IndexFunction = (xr) => {
+  const ref = machinery(xr).compositionRevisionRef as { name?: unknown } | undefined;
+  return typeof ref?.name === 'string' ? [ref.name] : [];
+};
+
+export interface XrKind {
+  /** API group of the XR, e.g. "example.org". */
+  group: string;
+  kind: string;
+  namespaced: boolean;
+}
+
+interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  controller?: boolean;
+}
+
+/** XR keys named by a composed resource's controller owner reference of the given XR kind. */
+export function controllerOwnerKeys(object: KubeObject, xr: XrKind): string[] {
+  const owners = (object.metadata.ownerReferences ?? []) as OwnerReference[];
+  return owners
+    .filter((owner) => owner.controller === true && owner.kind === xr.kind && groupOf(owner.apiVersion) === xr.group)
+    .map((owner) =>
+      xr.namespaced && object.metadata.namespace ? `${object.metadata.namespace}/${owner.name}` : owner.name,
+    );
+}
+
+function groupOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0 ? '' : apiVersion.slice(0, slash);
+}

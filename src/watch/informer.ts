@@ -1,0 +1,229 @@
+import { Subject, type Observable } from 'rxjs';
+import type { Logger } from 'pino';
+import type { KubeObject } from '../kube/index.js';
+import { objectKey, resourceVersionOf, type WatchEvent } from './events.js';
+import type { ListerWatcher, RawEventType } from './listerWatcher.js';
+import { ObjectStore } from './store.js';
+import { backoffDelay, realTimers, type Backoff, type InformerTimers } from './timers.js';
+
+export interface InformerOptions<T extends KubeObject> {
+  /** "apiVersion/kind", for logs. */
+  name: string;
+  listerWatcher: ListerWatcher<T>;
+  logger: Logger;
+  /** --sync-interval: every cached object is re-delivered as a `resync` event this often; 0 disables. */
+  syncIntervalMs: number;
+  backoff?: Backoff;
+  timers?: InformerTimers;
+}
+
+/** Why one watch ended, which decides whether the informer rewatches, relists, or backs off. */
+type WatchEnd =
+  { kind: 'closed'; sawEvents: boolean } | { kind: 'silent' } | { kind: 'gone' } | { kind: 'failed'; error: unknown };
+
+const DEFAULT_BACKOFF: Backoff = { baseMs: 500, capMs: 30_000 };
+
+/**
+ * A list-then-watch cache of one kind, supervised: a 410 Gone relists at once; any other failure (an error status,
+ * a dropped connection, a watch silent past its timeout) relists and rewatches after capped, jittered backoff; a
+ * clean close rewatches from the last resourceVersion. Events go out on one hot Observable; a subscriber that
+ * throws does not end it (RxJS reports the error, see logSubscriberErrors).
+ */
+export class Informer<T extends KubeObject = KubeObject> {
+  readonly store = new ObjectStore<T>();
+  private readonly subject = new Subject<WatchEvent<T>>();
+  private readonly abort = new AbortController();
+  private readonly timers: InformerTimers;
+  private resourceVersion: string | undefined;
+  private loop: Promise<void> | undefined;
+  private stopResync: () => void = () => undefined;
+  private syncedResolve: () => void = () => undefined;
+  private readonly syncedPromise = new Promise<void>((resolve) => (this.syncedResolve = resolve));
+  private synced = false;
+  private currentWatch: { stop(): void } | undefined;
+  /** How many times the informer listed, for tests and diagnostics. */
+  relists = 0;
+
+  constructor(private readonly options: InformerOptions<T>) {
+    this.timers = options.timers ?? realTimers;
+  }
+
+  get events$(): Observable<WatchEvent<T>> {
+    return this.subject.asObservable();
+  }
+
+  get hasSynced(): boolean {
+    return this.synced;
+  }
+
+  /** A method, not a getter, so the compiler re-reads it after every await. */
+  isStopped(): boolean {
+    return this.abort.signal.aborted;
+  }
+
+  /** Resolves once the first list is in the cache (or at once when the informer is stopped before that). */
+  waitForSync(): Promise<void> {
+    return this.syncedPromise;
+  }
+
+  start(): void {
+    if (this.loop || this.isStopped()) return;
+    this.loop = this.run();
+    if (this.options.syncIntervalMs > 0) {
+      this.stopResync = this.timers.every(this.options.syncIntervalMs, () => {
+        this.resync();
+      });
+    }
+  }
+
+  /** Stops the watch, frees the cache and completes the event stream. Safe to call more than once. */
+  async stop(): Promise<void> {
+    if (this.isStopped()) return;
+    this.abort.abort();
+    this.stopResync();
+    this.currentWatch?.stop();
+    this.syncedResolve();
+    await this.loop;
+    this.store.clear();
+    this.subject.complete();
+  }
+
+  private resync(): void {
+    for (const object of this.store.list()) this.emit({ type: 'resync', object });
+  }
+
+  private async run(): Promise<void> {
+    let failures = 0;
+    while (!this.isStopped()) {
+      try {
+        if (this.resourceVersion === undefined) await this.relist();
+        const end = await this.watchOnce(this.resourceVersion ?? '');
+        if (this.isStopped()) return;
+        if (end.kind === 'gone') {
+          this.options.logger.info({ informer: this.options.name }, 'watch expired (410 Gone): relisting');
+          this.resourceVersion = undefined;
+          failures = 0;
+          continue;
+        }
+        if (end.kind === 'failed') throw end.error;
+        if (end.kind === 'silent') {
+          // Possibly a half-open connection: rewatch from where we were; a 410 then turns into a relist.
+          this.options.logger.info({ informer: this.options.name }, 'watch silent past its timeout: rewatching');
+          continue;
+        }
+        // A server that closes watches at once would otherwise be hammered in a tight loop.
+        failures = end.sawEvents ? 0 : failures + 1;
+        if (failures > 1) await this.timers.sleep(this.delay(failures - 1), this.abort.signal);
+      } catch (err) {
+        if (this.isStopped()) return;
+        failures++;
+        const delayMs = this.delay(failures);
+        this.options.logger.warn(
+          { informer: this.options.name, err: describe(err), retryInMs: delayMs },
+          'watch failed: relisting after backoff',
+        );
+        this.resourceVersion = undefined;
+        await this.timers.sleep(delayMs, this.abort.signal).catch(() => undefined);
+      }
+    }
+  }
+
+  private delay(attempt: number): number {
+    return backoffDelay(attempt, this.options.backoff ?? DEFAULT_BACKOFF, () => this.timers.random());
+  }
+
+  /** Replaces the cache with a fresh list, emitting the difference as add, update and delete events. */
+  private async relist(): Promise<void> {
+    const { items, resourceVersion } = await this.options.listerWatcher.list(this.abort.signal);
+    if (this.isStopped()) return;
+    this.relists++;
+    const seen = new Set<string>();
+    for (const object of items) {
+      const key = objectKey(object);
+      seen.add(key);
+      const old = this.store.set(object);
+      if (!old) this.emit({ type: 'add', object });
+      else if (resourceVersionOf(old) !== resourceVersionOf(object))
+        this.emit({ type: 'update', object, oldObject: old });
+    }
+    for (const key of this.store.keys()) {
+      if (seen.has(key)) continue;
+      const old = this.store.delete(key);
+      if (old) this.emit({ type: 'delete', object: old });
+    }
+    this.resourceVersion = resourceVersion;
+    if (!this.synced) {
+      this.synced = true;
+      this.syncedResolve();
+    }
+  }
+
+  private watchOnce(resourceVersion: string): Promise<WatchEnd> {
+    return new Promise<WatchEnd>((resolve) => {
+      let sawEvents = false;
+      let end: WatchEnd | undefined;
+      const finish = (result: WatchEnd): void => {
+        end ??= result;
+        this.currentWatch?.stop();
+      };
+      this.options.listerWatcher
+        .watch(resourceVersion, {
+          onEvent: (type, object) => {
+            if (end) return;
+            sawEvents = true;
+            const outcome = this.apply(type, object);
+            if (outcome) finish(outcome);
+          },
+          onDone: (err: unknown) => {
+            this.currentWatch = undefined;
+            resolve(end ?? (err === null ? { kind: 'closed', sawEvents } : classify(err)));
+          },
+        })
+        .then(
+          (handle) => {
+            // The stream may already have ended, or the informer stopped while the request was being set up.
+            if (end !== undefined || this.isStopped()) handle.stop();
+            else this.currentWatch = handle;
+          },
+          (err: unknown) => {
+            resolve({ kind: 'failed', error: err });
+          },
+        );
+    });
+  }
+
+  /** Applies one raw watch event to the cache; returns how the watch ends when the event is an error. */
+  private apply(type: RawEventType, raw: unknown): WatchEnd | undefined {
+    if (type === 'ERROR') return classify(raw);
+    const object = raw as T;
+    const rv = resourceVersionOf(object);
+    if (rv !== undefined) this.resourceVersion = rv;
+    if (type === 'BOOKMARK') return undefined;
+    if (type === 'DELETED') {
+      this.store.delete(objectKey(object));
+      this.emit({ type: 'delete', object });
+      return undefined;
+    }
+    const old = this.store.set(object);
+    this.emit(old ? { type: 'update', object, oldObject: old } : { type: 'add', object });
+    return undefined;
+  }
+
+  private emit(event: WatchEvent<T>): void {
+    this.subject.next(event);
+  }
+}
+
+/** A 410 (as an HTTP status or a Status object in an ERROR event) means the resourceVersion is gone: relist. */
+function classify(err: unknown): WatchEnd {
+  if (err instanceof Error && err.name === 'TimeoutError') return { kind: 'silent' };
+  const status = err as { statusCode?: number; code?: number } | null;
+  if (status?.statusCode === 410 || status?.code === 410) return { kind: 'gone' };
+  return { kind: 'failed', error: err };
+}
+
+function describe(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  if (typeof err === 'object' && err !== null && 'message' in err) return String(err.message);
+  return String(err);
+}

@@ -1,0 +1,98 @@
+import { Watch, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeClient, KubeObject, ResourceInfo } from '../kube/index.js';
+
+export interface ListResult<T extends KubeObject> {
+  items: T[];
+  resourceVersion: string;
+}
+
+/** The raw watch event types the API server sends. */
+export type RawEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+export interface WatchCallbacks {
+  onEvent(type: RawEventType, object: unknown): void;
+  /** Called once when the stream ends: null for a clean close, otherwise the error. */
+  onDone(err: unknown): void;
+}
+
+export interface WatchHandle {
+  stop(): void;
+}
+
+/**
+ * The two API calls an informer makes. The informer owns all supervision (relist, backoff, watchdog); this layer
+ * only talks to the server, so tests can wrap it to force server behaviour such as a stale resourceVersion.
+ */
+export interface ListerWatcher<T extends KubeObject = KubeObject> {
+  list(signal: AbortSignal): Promise<ListResult<T>>;
+  watch(resourceVersion: string, callbacks: WatchCallbacks): Promise<WatchHandle>;
+}
+
+export interface KubeListerWatcherOptions {
+  apiVersion: string;
+  kind: string;
+  resource: ResourceInfo;
+  /** A watch that delivers nothing (not even a bookmark) for this long is considered dead and restarted. */
+  silenceTimeoutMs: number;
+  pageSize?: number;
+}
+
+// The API server ends each watch after timeoutSeconds; spreading it avoids every informer reconnecting together.
+const MIN_WATCH_SECONDS = 300;
+const MAX_WATCH_SECONDS = 600;
+
+/** Lists with pagination through compositor's raw-JSON client and watches through client-node's Watch. */
+export class KubeListerWatcher<T extends KubeObject = KubeObject> implements ListerWatcher<T> {
+  private readonly path: string;
+  private readonly watcher: Watch;
+
+  constructor(
+    private readonly client: KubeClient,
+    kubeConfig: KubeConfig,
+    private readonly options: KubeListerWatcherOptions,
+  ) {
+    this.path = `${options.resource.groupVersionPath}/${options.resource.plural}`;
+    this.watcher = new Watch(kubeConfig);
+    // client-node's inactivity timer (30 s, not configurable through its API) is exactly a silence watchdog; it
+    // must outlast the API server's one-minute bookmark cadence or every quiet watch reconnects twice a minute.
+    Object.assign(this.watcher, { requestTimeoutMs: options.silenceTimeoutMs });
+  }
+
+  async list(signal: AbortSignal): Promise<ListResult<T>> {
+    const items: T[] = [];
+    let continueToken: string | undefined;
+    let resourceVersion: string;
+    do {
+      const page = await this.client.request<{
+        items?: T[];
+        metadata: { resourceVersion: string; continue?: string };
+      }>('GET', this.path, { query: { limit: this.options.pageSize ?? 500, continue: continueToken }, signal });
+      // Items of built-in kinds arrive without apiVersion and kind; watch events carry them, so add them here
+      // and the cache holds one shape whatever delivered the object.
+      for (const item of page.items ?? [])
+        items.push({ ...item, apiVersion: this.options.apiVersion, kind: this.options.kind });
+      continueToken = page.metadata.continue || undefined;
+      resourceVersion = page.metadata.resourceVersion;
+    } while (continueToken !== undefined);
+    return { items, resourceVersion };
+  }
+
+  async watch(resourceVersion: string, callbacks: WatchCallbacks): Promise<WatchHandle> {
+    const timeoutSeconds = MIN_WATCH_SECONDS + Math.floor(Math.random() * (MAX_WATCH_SECONDS - MIN_WATCH_SECONDS));
+    const controller = await this.watcher.watch(
+      this.path,
+      { resourceVersion, allowWatchBookmarks: true, timeoutSeconds },
+      (type, object) => {
+        callbacks.onEvent(type as RawEventType, object);
+      },
+      (err: unknown) => {
+        callbacks.onDone(err ?? null);
+      },
+    );
+    return {
+      stop: () => {
+        controller.abort();
+      },
+    };
+  }
+}

@@ -1,0 +1,114 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { Discovery, KubeClient, KubeObject, ResourceInfo } from '../kube/index.js';
+import { Informer } from './informer.js';
+import { KubeListerWatcher, type ListerWatcher } from './listerWatcher.js';
+import type { InformerTimers } from './timers.js';
+
+export interface InformerRegistryOptions {
+  client: KubeClient;
+  kubeConfig: KubeConfig;
+  discovery: Discovery;
+  logger: Logger;
+  syncIntervalMs: number;
+  /** Restart a watch that delivers nothing for this long; above the API server's one-minute bookmark cadence. */
+  watchSilenceTimeoutMs?: number;
+  timers?: InformerTimers;
+  /** Wraps the lister-watcher of each kind, so tests can force server behaviour (a stale resourceVersion). */
+  wrapListerWatcher?: (listerWatcher: ListerWatcher, gvk: { apiVersion: string; kind: string }) => ListerWatcher;
+}
+
+/** One reference to a shared informer; release() is idempotent. */
+export interface InformerLease<T extends KubeObject = KubeObject> {
+  readonly informer: Informer<T>;
+  readonly resource: ResourceInfo;
+  release(): Promise<void>;
+}
+
+interface Entry {
+  refs: number;
+  started: Promise<{ informer: Informer; resource: ResourceInfo }>;
+}
+
+const DEFAULT_SILENCE_TIMEOUT_MS = 90_000;
+
+/**
+ * Shared informers per apiVersion/kind, reference-counted: the first acquire starts the watch, later ones reuse it,
+ * and the last release stops it and frees its cache (upstream Crossplane never stops a composed kind's informer).
+ */
+export class InformerRegistry {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(private readonly options: InformerRegistryOptions) {}
+
+  /** The kinds watched right now, as "apiVersion/kind". */
+  watched(): string[] {
+    return [...this.entries.keys()];
+  }
+
+  async acquire<T extends KubeObject = KubeObject>(apiVersion: string, kind: string): Promise<InformerLease<T>> {
+    const key = `${apiVersion}/${kind}`;
+    let entry = this.entries.get(key);
+    if (!entry) {
+      entry = { refs: 0, started: this.start(apiVersion, kind) };
+      this.entries.set(key, entry);
+    }
+    entry.refs++;
+    const current = entry;
+    let started;
+    try {
+      started = await current.started;
+    } catch (err) {
+      // Nothing was started (the kind is not served): forget the entry so a later acquire tries again.
+      current.refs--;
+      if (this.entries.get(key) === current) this.entries.delete(key);
+      throw err;
+    }
+    let released = false;
+    return {
+      informer: started.informer as unknown as Informer<T>,
+      resource: started.resource,
+      release: async () => {
+        if (released) return;
+        released = true;
+        current.refs--;
+        if (current.refs > 0 || this.entries.get(key) !== current) return;
+        this.entries.delete(key);
+        await started.informer.stop();
+      },
+    };
+  }
+
+  /** Stops every informer, whatever its references (shutdown). */
+  async stopAll(): Promise<void> {
+    const entries = [...this.entries.values()];
+    this.entries.clear();
+    await Promise.all(
+      entries.map(async (entry) => {
+        const started = await entry.started.catch(() => undefined);
+        await started?.informer.stop();
+      }),
+    );
+  }
+
+  private async start(apiVersion: string, kind: string): Promise<{ informer: Informer; resource: ResourceInfo }> {
+    const { client, kubeConfig, discovery, logger } = this.options;
+    const resource = await discovery.resolve(apiVersion, kind);
+    const base = new KubeListerWatcher(client, kubeConfig, {
+      apiVersion,
+      kind,
+      resource,
+      silenceTimeoutMs: this.options.watchSilenceTimeoutMs ?? DEFAULT_SILENCE_TIMEOUT_MS,
+    });
+    const listerWatcher = this.options.wrapListerWatcher?.(base, { apiVersion, kind }) ?? base;
+    const informer = new Informer({
+      name: `${apiVersion}/${kind}`,
+      listerWatcher,
+      logger: logger.child({ informer: `${apiVersion}/${kind}` }),
+      syncIntervalMs: this.options.syncIntervalMs,
+      timers: this.options.timers,
+    });
+    informer.start();
+    return { informer, resource };
+  }
+}

@@ -1,0 +1,15 @@
+import { config } from 'rxjs';
+import type { Logger } from 'pino';
+
+/**
+ * RxJS rethrows an error from a subscriber's callback on a timer, which would crash the process; route those to
+ * the log instead, so one failing consumer never takes down the watch streams of every controller.
+ */
+export function logSubscriberErrors(logger: Logger): void {
+  config.onUnhandledError = (err: unknown) => {
+    logger.error(
+      { err: err instanceof Error ? err.message : String(err) },
+      'an event subscriber threw; the stream goes on',
+    );
+  };
+}

@@ -1,0 +1,172 @@
+import { expect } from 'chai';
+import pino from 'pino';
+import { Informer, logSubscriberErrors, type InformerTimers, type WatchEvent } from '../../../src/watch/index.js';
+import { configMap, FakeListerWatcher, settle } from './fakeListerWatcher.js';
+
+/** Timers that never wait: sleeps resolve at once and are recorded; resync fires when the test says so. */
+class FakeTimers implements InformerTimers {
+  sleeps: number[] = [];
+  tick: (() => void) | undefined;
+  sleep(ms: number, signal: AbortSignal): Promise<void> {
+    this.sleeps.push(ms);
+    return signal.aborted ? Promise.reject(new Error('aborted')) : Promise.resolve();
+  }
+  every(_ms: number, fn: () => void): () => void {
+    this.tick = fn;
+    return () => (this.tick = undefined);
+  }
+  random(): number {
+    return 1;
+  }
+}
+
+function setup(): { lw: FakeListerWatcher; timers: FakeTimers; informer: Informer; events: WatchEvent[] } {
+  const lw = new FakeListerWatcher();
+  const timers = new FakeTimers();
+  const informer = new Informer({
+    name: 'v1/ConfigMap',
+    listerWatcher: lw,
+    logger: pino({ level: 'silent' }),
+    syncIntervalMs: 1000,
+    backoff: { baseMs: 100, capMs: 1000 },
+    timers,
+  });
+  const events: WatchEvent[] = [];
+  informer.events$.subscribe((event) => events.push(event));
+  return { lw, timers, informer, events };
+}
+
+const summary = (events: WatchEvent[]): string[] =>
+  events.map((e) => `${e.type} ${e.object.metadata.name}@${String(e.object.metadata.resourceVersion)}`);
+
+describe('watch/Informer supervision', () => {
+  it('lists, syncs, then watches from the list resourceVersion', async () => {
+    const { lw, informer, events } = setup();
+    lw.listResult = { items: [configMap('a', '5')], resourceVersion: '7' };
+    informer.start();
+    await informer.waitForSync();
+    await settle();
+    expect(informer.hasSynced).to.equal(true);
+    expect(summary(events)).to.deep.equal(['add a@5']);
+    expect(lw.current.resourceVersion).to.equal('7');
+    await informer.stop();
+  });
+
+  it('turns watch events into add, update (with the old object) and delete, and tracks the resourceVersion', async () => {
+    const { lw, informer, events } = setup();
+    informer.start();
+    await settle();
+    const { callbacks } = lw.current;
+    callbacks.onEvent('ADDED', configMap('a', '2', { v: '1' }));
+    callbacks.onEvent('MODIFIED', configMap('a', '3', { v: '2' }));
+    callbacks.onEvent('BOOKMARK', { metadata: { resourceVersion: '9' } });
+    callbacks.onEvent('DELETED', configMap('a', '10'));
+    expect(summary(events)).to.deep.equal(['add a@2', 'update a@3', 'delete a@10']);
+    const update = events[1];
+    expect(update?.type === 'update' ? update.oldObject.data : undefined).to.deep.equal({ v: '1' });
+    expect(informer.store.size).to.equal(0);
+    // A clean close rewatches from the last resourceVersion seen (the bookmark's successor), without a relist.
+    callbacks.onDone(null);
+    await settle();
+    expect(lw.current.resourceVersion).to.equal('10');
+    expect(lw.lists).to.equal(1);
+    await informer.stop();
+  });
+
+  it('relists at once on 410 Gone and emits the difference, including deletions', async () => {
+    const { lw, timers, informer, events } = setup();
+    lw.listResult = { items: [configMap('a', '1'), configMap('b', '1')], resourceVersion: '1' };
+    informer.start();
+    await settle();
+    lw.listResult = { items: [configMap('a', '4'), configMap('c', '3')], resourceVersion: '5' };
+    lw.current.callbacks.onEvent('ERROR', { kind: 'Status', code: 410, reason: 'Expired' });
+    await settle();
+    expect(lw.lists).to.equal(2);
+    expect(timers.sleeps).to.deep.equal([]);
+    expect(summary(events).slice(2)).to.deep.equal(['update a@4', 'add c@3', 'delete b@1']);
+    expect(lw.current.resourceVersion).to.equal('5');
+    await informer.stop();
+  });
+
+  it('on any other error relists and rewatches after growing, capped backoff', async () => {
+    const { lw, timers, informer } = setup();
+    informer.start();
+    await settle();
+    lw.listError = new Error('connection refused');
+    lw.current.callbacks.onDone(Object.assign(new Error('Internal Server Error'), { statusCode: 500 }));
+    await settle();
+    // The 500 ends the watch (backoff 1), the relist fails (backoff 2), the next relist succeeds.
+    expect(timers.sleeps).to.deep.equal([100, 200]);
+    expect(lw.lists).to.equal(3);
+    for (let i = 0; i < 5; i++) {
+      lw.current.callbacks.onDone(new Error('reset'));
+      await settle();
+    }
+    expect(timers.sleeps.at(-1)).to.equal(1000);
+    await informer.stop();
+  });
+
+  it('rewatches a silent watch without relisting, and backs off only when closes repeat with no events', async () => {
+    const { lw, timers, informer } = setup();
+    informer.start();
+    await settle();
+    const silent = new Error('The operation was aborted due to timeout');
+    silent.name = 'TimeoutError';
+    lw.current.callbacks.onDone(silent);
+    await settle();
+    expect(lw.watches).to.have.length(2);
+    expect(lw.lists).to.equal(1);
+    lw.current.callbacks.onDone(null);
+    await settle();
+    expect(timers.sleeps).to.deep.equal([]);
+    lw.current.callbacks.onDone(null);
+    await settle();
+    expect(timers.sleeps).to.deep.equal([100]);
+    await informer.stop();
+  });
+
+  it('marks resync events as such', async () => {
+    const { lw, timers, informer, events } = setup();
+    lw.listResult = { items: [configMap('a', '1')], resourceVersion: '1' };
+    informer.start();
+    await settle();
+    timers.tick?.();
+    expect(summary(events)).to.deep.equal(['add a@1', 'resync a@1']);
+    await informer.stop();
+  });
+
+  it('keeps delivering to every subscriber when one throws', async () => {
+    const { lw, informer, events } = setup();
+    const logged: string[] = [];
+    logSubscriberErrors(pino({ level: 'error' }, { write: (line: string) => logged.push(line) }));
+    let calls = 0;
+    informer.events$.subscribe(() => {
+      calls++;
+      throw new Error('boom');
+    });
+    informer.start();
+    await settle();
+    lw.current.callbacks.onEvent('ADDED', configMap('a', '2'));
+    lw.current.callbacks.onEvent('ADDED', configMap('b', '3'));
+    expect(calls).to.equal(2);
+    expect(summary(events)).to.deep.equal(['add a@2', 'add b@3']);
+    // RxJS reports a subscriber's error on a zero-delay timer.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(logged.join('')).to.include('boom');
+    await informer.stop();
+  });
+
+  it('stops cleanly: the watch is closed, the cache freed and the stream completed', async () => {
+    const { lw, informer } = setup();
+    lw.listResult = { items: [configMap('a', '1')], resourceVersion: '1' };
+    let completed = false;
+    informer.events$.subscribe({ complete: () => (completed = true) });
+    informer.start();
+    await settle();
+    await informer.stop();
+    expect(lw.current.stopped).to.equal(true);
+    expect(informer.store.size).to.equal(0);
+    expect(completed).to.equal(true);
+    expect(lw.watches).to.have.length(1);
+  });
+});
