@@ -47,11 +47,22 @@ export function circuitBreaker(options: CircuitBreakerOperatorOptions): Operator
           Math.max(0, due - scheduler.now()),
         );
       };
+      const decide = (event: XrEvent): void => {
+        const key = admit(event, breaker, ownWrites);
+        if (key !== undefined) subscriber.next(key);
+        arm();
+      };
       const subscription = events.subscribe({
         next(event) {
-          const key = admit(event, breaker, ownWrites);
-          if (key !== undefined) subscriber.next(key);
-          arm();
+          // An event about an object we are writing may be that write's echo: judge it once the write is in.
+          const pending = ownWrites?.pending(event.object);
+          if (pending === undefined) {
+            decide(event);
+            return;
+          }
+          void pending.then(() => {
+            if (!subscriber.closed) decide(event);
+          });
         },
         error(error: unknown) {
           subscriber.error(error);

@@ -18,6 +18,8 @@ export interface OwnWritesOptions {
  */
 export class OwnWrites {
   private readonly versions = new Map<string, string[]>();
+  /** Writes in progress by object identity (kind, namespace, name: a create has no uid yet). */
+  private readonly inFlight = new Map<string, { count: number; settled: Promise<void>; settle: () => void }>();
   private readonly maxObjects: number;
   private readonly versionsPerObject: number;
 
@@ -43,6 +45,40 @@ export class OwnWrites {
     }
   }
 
+  /**
+   * Runs a write and records its result. The API server often delivers a write's watch event before its
+   * response, so until the write settles, events about the object are held (see pending) rather than judged.
+   */
+  async track<T extends WatchedObject>(target: WatchedObject, write: () => Promise<T>): Promise<T> {
+    const id = identity(target);
+    let entry = this.inFlight.get(id);
+    if (!entry) {
+      let settle: () => void = () => undefined;
+      const settled = new Promise<void>((resolve) => (settle = resolve));
+      entry = { count: 0, settled, settle };
+      this.inFlight.set(id, entry);
+    }
+    entry.count++;
+    const current = entry;
+    try {
+      const written = await write();
+      this.record(written);
+      return written;
+    } finally {
+      current.count--;
+      if (current.count === 0) {
+        this.inFlight.delete(id);
+        current.settle();
+      }
+    }
+  }
+
+  /** Settles when no write to `object` is in flight any more; undefined when none is. */
+  pending(object: WatchedObject): Promise<void> | undefined {
+    if (this.inFlight.size === 0) return undefined;
+    return this.inFlight.get(identity(object))?.settled;
+  }
+
   /** True when `object` is exactly the result of one of our writes. */
   isEcho(object: WatchedObject): boolean {
     const uid = object.metadata?.uid;
@@ -61,4 +97,9 @@ export class OwnWrites {
   get size(): number {
     return this.versions.size;
   }
+}
+
+function identity(object: WatchedObject): string {
+  const { kind = '', metadata = {} } = object;
+  return `${kind}/${metadata.namespace ?? ''}/${metadata.name ?? ''}`;
 }

@@ -1,4 +1,4 @@
-// cli: flag parsing and validation, and the `compositor start|dev` commands. Flags are parsed once, here; nothing
+// cli: flag parsing and validation, and the `compositor start|dev|render` commands. Flags are parsed once, here; nothing
 // else reads the command line or the environment.
 export { envName, flagDefaults, START_FLAGS, type FlagDefinition, type StartConfig } from './flags.js';
 export {
@@ -11,3 +11,4 @@ export {
 } from './program.js';
 export { ACCEPTED_FORMS, FlagValueError, LOG_LEVELS, parseValue, type LogLevel, type ValueKind } from './values.js';
 export { flagTableMarkdown } from './flagTable.js';
+export { runRender, DEVELOPMENT_TARGET_ANNOTATION, type RenderOptions } from './render.js';

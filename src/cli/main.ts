@@ -1,5 +1,6 @@
 import { runDev } from './dev.js';
 import { runProgram } from './program.js';
+import { runRender } from './render.js';
 import { runStart, type Output } from './start.js';
 
 const output: Output = {
@@ -12,6 +13,7 @@ const code = await runProgram(
   {
     start: (config) => runStart(config, output),
     dev: (options) => runDev(options, output),
+    render: (options) => runRender(options, output),
   },
   { writeOut: output.stdout, writeErr: output.stderr },
 );

@@ -2,6 +2,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { envName, flagDefaults, START_FLAGS, type FlagDefinition, type StartConfig } from './flags.js';
 import { FlagValueError, parseValue } from './values.js';
 import { formatDuration } from '../apis/index.js';
+import type { RenderOptions } from './render.js';
 
 /** A command line that cannot run: printed as one line, exit code 2 (the Go flag package's convention). */
 export class UsageError extends Error {
@@ -20,6 +21,8 @@ export interface DevOptions {
 export interface CommandHandlers {
   start(config: StartConfig): Promise<number>;
   dev(options: DevOptions): Promise<number>;
+  /** Optional so that tests of the other commands need not provide it; without it `render` is a usage error. */
+  render?(options: RenderOptions): Promise<number>;
 }
 
 export interface ProgramOutput {
@@ -77,6 +80,57 @@ function addFlags(command: Command, exclude: ReadonlySet<string> = new Set()): C
   return command;
 }
 
+/** Parses a flag value of the given kind, reporting a bad one as commander reports bad arguments. */
+function valueParser(kind: Parameters<typeof parseValue>[0]): (text: string) => unknown {
+  return (text) => {
+    try {
+      return parseValue(kind, text);
+    } catch (err) {
+      if (err instanceof FlagValueError) throw new InvalidArgumentError(err.message);
+      throw err;
+    }
+  };
+}
+
+interface RenderFlags {
+  observedResources?: string;
+  requiredResources?: string;
+  includeFunctionResults?: boolean;
+  includeContext?: boolean;
+  timeout: number;
+}
+
+function renderCommand(handlers: CommandHandlers, onExitCode: (code: number) => void): Command {
+  return new Command('render')
+    .description('Run a Composition pipeline offline and print the desired resources as YAML, like crossplane render.')
+    .argument('<xr>', 'YAML file holding the composite resource')
+    .argument('<composition>', 'YAML file holding the Composition')
+    .argument('<functions>', 'YAML file or directory holding the Functions the pipeline uses')
+    .option('-o, --observed-resources <path>', 'YAML file or directory of observed composed resources')
+    .option('-e, --required-resources <path>', 'YAML file or directory of resources functions may require')
+    .option('-r, --include-function-results', 'Also print the results functions returned')
+    .option('-c, --include-context', 'Also print the final pipeline context')
+    .addOption(
+      new Option('--timeout <duration>', 'Deadline of each function call')
+        .argParser(valueParser('positiveDuration'))
+        .default(60_000, '1m'),
+    )
+    .action(async (xr: string, composition: string, functions: string, flags: RenderFlags) => {
+      if (handlers.render === undefined) throw new UsageError('render is not available in this build');
+      const options: RenderOptions = {
+        xr,
+        composition,
+        functions,
+        includeFunctionResults: flags.includeFunctionResults === true,
+        includeContext: flags.includeContext === true,
+        timeoutMs: flags.timeout,
+      };
+      if (flags.observedResources !== undefined) options.observedResources = flags.observedResources;
+      if (flags.requiredResources !== undefined) options.requiredResources = flags.requiredResources;
+      onExitCode(await handlers.render(options));
+    });
+}
+
 /** Builds the `compositor` command tree; nothing runs until parseAsync. */
 export function buildProgram(
   handlers: CommandHandlers,
@@ -103,7 +157,7 @@ export function buildProgram(
       onExitCode(await handlers.dev({ config: finishConfig(flags), examplesDir: examples }));
     });
 
-  for (const command of [start, dev]) {
+  for (const command of [start, dev, renderCommand(handlers, onExitCode)]) {
     command
       .exitOverride()
       .configureOutput({ writeOut: output.writeOut, writeErr: output.writeErr, outputError: () => undefined });

@@ -10,3 +10,4 @@ export {
 } from './pollInterval.js';
 export { pendingReconcileRequest, RECONCILE_REQUESTED_AT_ANNOTATION } from './reconcileRequest.js';
 export { sameCondition, setCondition, SYSTEM_CONDITION_TYPES, unreadyMessage, type Condition } from './conditions.js';
+export { COMPOSITION_REVISION, CompositeEventPipeline, type CompositeEventPipelineOptions } from './eventPipeline.js';

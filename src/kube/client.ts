@@ -1,6 +1,7 @@
 import { RequestContext, type KubeConfig } from '@kubernetes/client-node';
 import { fetch } from 'undici';
 import { ApiError } from './errors.js';
+import type { RequestLimiter } from './rateLimiter.js';
 
 export type Verb = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -30,6 +31,7 @@ export class KubeClient {
   constructor(
     readonly kubeConfig: KubeConfig,
     private readonly observe: ResponseObserver = () => undefined,
+    private readonly limiter?: RequestLimiter,
   ) {}
 
   get server(): string {
@@ -39,6 +41,7 @@ export class KubeClient {
   }
 
   async request<T>(method: Verb, path: string, options: RequestOptions = {}): Promise<T> {
+    await this.limiter?.wait(options.signal);
     const url = new URL(this.server + path);
     for (const [key, value] of Object.entries(options.query ?? {})) {
       if (value !== undefined) url.searchParams.set(key, String(value));

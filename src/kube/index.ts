@@ -12,3 +12,4 @@ export {
 export { ensureCrds, isEstablished, waitForEstablished, type EnsureCrdsOptions } from './crds.js';
 export { Discovery, KindNotServedError, type ResourceInfo } from './discovery.js';
 export { applyObject, type KubeObject } from './apply.js';
+export { ClientRateLimiter, clientRateFor, type RequestLimiter } from './rateLimiter.js';

@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { CustomResourceDefinition } from '../apis/index.js';
-import { ensureCrds, KubeClient, waitForApiServer } from '../kube/index.js';
+import { ClientRateLimiter, clientRateFor, ensureCrds, KubeClient, waitForApiServer } from '../kube/index.js';
 import type { Metrics } from '../metrics/index.js';
 import { listen, type RunningServer } from './httpServer.js';
 import type { Logger } from './logger.js';
@@ -13,6 +13,8 @@ export interface ManagerConfig {
   healthProbeBindAddress: string;
   installCrds: boolean;
   gracefulShutdownTimeoutMs: number;
+  /** --max-reconcile-rate: the API client is limited to 5x this per second, burst 10x; unlimited when absent. */
+  maxReconcileRate?: number;
 }
 
 export interface ManagerOptions {
@@ -111,9 +113,15 @@ export class Manager {
       throw new StartupError((err as Error).message, { cause: err });
     }
     const { metrics } = this.options;
-    const client = new KubeClient(kubeConfig, (method, code) => {
-      metrics.restClientRequests.inc({ method, code });
-    });
+    const rate = this.options.config.maxReconcileRate;
+    const limiter = rate === undefined ? undefined : new ClientRateLimiter(clientRateFor(rate));
+    const client = new KubeClient(
+      kubeConfig,
+      (method, code) => {
+        metrics.restClientRequests.inc({ method, code });
+      },
+      limiter,
+    );
     try {
       const version = await waitForApiServer(client, {
         ...(this.options.reachability ?? { attempts: 10, delayMs: 1000 }),

@@ -15,9 +15,11 @@ export { Informer, type InformerOptions } from './informer.js';
 export { InformerRegistry, type InformerLease, type InformerRegistryOptions } from './registry.js';
 export { backoffDelay, realTimers, type Backoff, type InformerTimers } from './timers.js';
 export {
+  COMPOSITION_INDEX,
   COMPOSITION_REVISION_INDEX,
   RESOURCE_REFS_INDEX,
   composedRefKey,
+  compositionIndex,
   compositionRevisionIndex,
   controllerOwnerKeys,
   resourceRefsIndex,

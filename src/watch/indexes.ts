@@ -8,6 +8,8 @@ import type { IndexFunction } from './store.js';
 export const RESOURCE_REFS_INDEX = 'compositor/resource-refs';
 /** On an XR informer: XRs by the CompositionRevision they use (value: revision name). */
 export const COMPOSITION_REVISION_INDEX = 'compositor/composition-revision';
+/** On an XR informer: XRs by the Composition they reference (value: composition name). */
+export const COMPOSITION_INDEX = 'compositor/composition';
 
 export interface ObjectRef {
   apiVersion: string;
@@ -44,10 +46,14 @@ export const resourceRefsIndex: IndexFunction = (xr) => {
   );
 };
 
-export const compositionRevisionIndex: IndexFunction = (xr) => {
-  const ref = machinery(xr).compositionRevisionRef as { name?: unknown } | undefined;
+function refName(xr: KubeObject, field: string): string[] {
+  const ref = machinery(xr)[field] as { name?: unknown } | undefined;
   return typeof ref?.name === 'string' ? [ref.name] : [];
-};
+}
+
+export const compositionRevisionIndex: IndexFunction = (xr) => refName(xr, 'compositionRevisionRef');
+
+export const compositionIndex: IndexFunction = (xr) => refName(xr, 'compositionRef');
 
 export interface XrKind {
   /** API group of the XR, e.g. "example.org". */

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { interval, map, take, type Observable } from 'rxjs';
+import { interval, map, Subject, take, type Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import {
   circuitBreaker,
@@ -232,5 +232,27 @@ describe('circuitbreaker/circuitBreaker operator', () => {
         new Error('watch failed'),
       );
     });
+  });
+});
+
+describe('circuitBreaker operator: an echo that outruns its write response', () => {
+  it('holds events about an object being written, then finds the echo free and lets a foreign change through', async () => {
+    const { breaker, ownWrites } = setup({ burst: 100 });
+    const source = new Subject<XrEvent>();
+    const passed: string[] = [];
+    const subscription = source.pipe(circuitBreaker({ breaker, ownWrites })).subscribe((key) => passed.push(key));
+    let respond: (written: XrEvent['object']) => void = () => undefined;
+    const write = ownWrites.track(composed(''), () => new Promise<XrEvent['object']>((resolve) => (respond = resolve)));
+    // The API server delivers the echo (rv 7) and then a foreign change (rv 8) before our write's response.
+    source.next(event('update', '7'));
+    source.next(event('update', '8'));
+    expect(passed).to.deep.equal([]);
+    respond(composed('7'));
+    await write;
+    await Promise.resolve();
+    expect(passed).to.deep.equal([XR]);
+    expect(ownWrites.pending(composed('9'))).to.equal(undefined);
+    // The breaker's idle sweep arms a real timer; unsubscribing cancels it.
+    subscription.unsubscribe();
   });
 });

@@ -1,0 +1,144 @@
+// `compositor render <xr> <composition> <functions>`: runs a Composition's pipeline once, offline, and prints the
+// desired state as YAML, like `crossplane render`. Built-in functions run in-process; any other Function must
+// carry the render.crossplane.io/runtime-development-target annotation naming a running function (compositor
+// starts no containers). A problem with an input file is one line naming the file, and exit code 1.
+import { stringify } from 'yaml';
+import {
+  builtinFunctions,
+  GrpcFunctionRunner,
+  insecureCredentials,
+  RequirementsRunner,
+  RoutingRunner,
+  runPipeline,
+  staticEndpointResolver,
+  builtinNameOf,
+  type JsonObject,
+  type RequiredResourceFetcher,
+  type ResourceSelector,
+  type Resources,
+} from '../functions/index.js';
+import { checkRenderInputs, type RenderFiles } from './renderCheck.js';
+import { readObject, readObjects, RenderInputError } from './renderInputs.js';
+import { RESOURCE_NAME_ANNOTATION, renderDocuments } from './renderOutput.js';
+import type { Output } from './start.js';
+
+export const DEVELOPMENT_TARGET_ANNOTATION = 'render.crossplane.io/runtime-development-target';
+
+export interface RenderOptions extends RenderFiles {
+  observedResources?: string;
+  requiredResources?: string;
+  includeFunctionResults: boolean;
+  includeContext: boolean;
+  /** Deadline of each function call. */
+  timeoutMs: number;
+}
+
+function obj(v: unknown): JsonObject {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as JsonObject) : {};
+}
+
+function str(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+
+function matches(object: JsonObject, s: ResourceSelector): boolean {
+  if (str(object.apiVersion) !== s.apiVersion || str(object.kind) !== s.kind) return false;
+  const metadata = obj(object.metadata);
+  if (s.matchName !== undefined) return str(metadata.name) === s.matchName;
+  const labels = obj(metadata.labels);
+  return Object.entries(s.matchLabels?.labels ?? {}).every(([k, v]) => labels[k] === v);
+}
+
+/** Serves required resources from the supplied objects; like crossplane render, it ignores namespaces. */
+export function fileFetcher(objects: readonly JsonObject[]): RequiredResourceFetcher {
+  return {
+    fetchResources: (selector): Promise<Resources> =>
+      Promise.resolve({ items: objects.filter((o) => matches(o, selector)).map((resource) => ({ resource })) }),
+    fetchSchema: () => Promise.resolve({}),
+  };
+}
+
+/** Observed composed resources by their composition resource name annotation. */
+function observedByName(objects: readonly JsonObject[], file: string): Map<string, JsonObject> {
+  const byName = new Map<string, JsonObject>();
+  for (const o of objects) {
+    const name = str(obj(obj(o.metadata).annotations)[RESOURCE_NAME_ANNOTATION]);
+    if (name === '') {
+      throw new RenderInputError(
+        `invalid observed resources "${file}": ${str(o.kind)} "${str(obj(o.metadata).name)}" has no ${RESOURCE_NAME_ANNOTATION} annotation`,
+      );
+    }
+    byName.set(name, o);
+  }
+  return byName;
+}
+
+/** Where each Function runs: a development target, or a built-in; anything else cannot run here. */
+function placeFunctions(functions: readonly JsonObject[], file: string): Record<string, string> {
+  const builtins = new Set(builtinFunctions().keys());
+  const targets: Record<string, string> = {};
+  for (const fn of functions) {
+    const name = str(obj(fn.metadata).name);
+    const target = str(obj(obj(fn.metadata).annotations)[DEVELOPMENT_TARGET_ANNOTATION]);
+    if (target !== '') targets[name] = target;
+    else if (builtinNameOf(str(obj(fn.spec).package), builtins) === undefined) {
+      throw new RenderInputError(
+        `invalid functions "${file}": Function "${name}" is not built in; annotate it with ${DEVELOPMENT_TARGET_ANNOTATION}: <host:port> of a running function`,
+      );
+    }
+  }
+  return targets;
+}
+
+async function render(options: RenderOptions): Promise<string> {
+  const xr = await readObject(options.xr, 'composite resource');
+  const composition = await readObject(options.composition, 'composition');
+  const functions = await readObjects(options.functions, 'functions');
+  const steps = checkRenderInputs({ xr, composition, functions }, options);
+  const observedObjects = options.observedResources
+    ? await readObjects(options.observedResources, 'observed resources')
+    : [];
+  const observed = observedByName(observedObjects, options.observedResources ?? '');
+  const required = options.requiredResources ? await readObjects(options.requiredResources, 'required resources') : [];
+  const targets = placeFunctions(functions, options.functions);
+  const packages = new Map(functions.map((fn) => [str(obj(fn.metadata).name), str(obj(fn.spec).package)]));
+  const grpc = new GrpcFunctionRunner({
+    resolveEndpoint: staticEndpointResolver(targets),
+    credentials: insecureCredentials(),
+    timeoutMs: options.timeoutMs,
+  });
+  const router = new RoutingRunner({
+    builtins: builtinFunctions(),
+    // An explicit development target wins over a built-in of the same package.
+    packageOf: (name) => Promise.resolve(name in targets ? undefined : packages.get(name)),
+    remote: grpc,
+  });
+  try {
+    const resources = Object.fromEntries([...observed].map(([name, resource]) => [name, { resource }]));
+    const out = await runPipeline(
+      { steps, observed: { composite: { resource: xr }, resources } },
+      { runner: new RequirementsRunner(router, fileFetcher(required)) },
+    );
+    const docs = renderDocuments(xr, out, {
+      observed,
+      includeResults: options.includeFunctionResults,
+      includeContext: options.includeContext,
+    });
+    return docs.map((d) => `---\n${stringify(d)}`).join('');
+  } finally {
+    grpc.close();
+  }
+}
+
+/** Runs render; 0 with the YAML on stdout, 1 with one line on stderr when the inputs or a function fail. */
+export async function runRender(options: RenderOptions, output: Output): Promise<number> {
+  try {
+    output.stdout(await render(options));
+    return 0;
+  } catch (err) {
+    // Input problems, FATAL results and unreachable functions are expected failures; each is one line in CI logs.
+    if (!(err instanceof Error)) throw err;
+    output.stderr(`compositor render: ${err.message.split('\n')[0] ?? ''}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,138 @@
+// What `compositor render` prints, as `crossplane render` prints it: the XR (the pipeline's desired composite,
+// with a Ready condition), then every desired composed resource with the metadata Crossplane would add, sorted by
+// composition resource name. Timestamps are fixed so the output is stable in CI diffs.
+import { unreadyMessage } from '../composite/index.js';
+import type { JsonObject, PipelineOutput, Resource } from '../functions/index.js';
+
+/** Every lastTransitionTime in the output, as crossplane render writes it. */
+export const RENDER_TIME = '2024-01-01T00:00:00Z';
+export const COMPOSITE_LABEL = 'crossplane.io/composite';
+export const RESOURCE_NAME_ANNOTATION = 'crossplane.io/composition-resource-name';
+const CLAIM_LABELS = ['crossplane.io/claim-name', 'crossplane.io/claim-namespace'];
+
+function obj(v: unknown): JsonObject {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as JsonObject) : {};
+}
+
+function str(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+
+/** Returns object[key] as an object, creating it when absent. */
+function child(object: JsonObject, key: string): JsonObject {
+  const existing = object[key];
+  if (existing !== null && typeof existing === 'object' && !Array.isArray(existing)) return existing;
+  const created: JsonObject = {};
+  object[key] = created;
+  return created;
+}
+
+/** The object with apiVersion, kind and metadata first, as people read manifests. */
+function ordered(object: JsonObject): JsonObject {
+  const { apiVersion = '', kind = '', metadata = {}, ...rest } = object;
+  return { apiVersion, kind, metadata, ...rest };
+}
+
+function readyCondition(out: PipelineOutput): JsonObject {
+  const ready = out.desired.composite?.ready;
+  const unready = Object.entries(out.desired.resources ?? {})
+    .filter(([, r]) => r.ready !== 'READY_TRUE')
+    .map(([name]) => name);
+  if (ready === 'READY_FALSE' || (ready !== 'READY_TRUE' && unready.length > 0)) {
+    const condition: JsonObject = {
+      type: 'Ready',
+      status: 'False',
+      reason: 'Creating',
+      lastTransitionTime: RENDER_TIME,
+    };
+    if (unready.length > 0 && ready !== 'READY_FALSE') condition.message = unreadyMessage(unready);
+    return condition;
+  }
+  return { type: 'Ready', status: 'True', reason: 'Available', lastTransitionTime: RENDER_TIME };
+}
+
+/** The XR: desired composite state with its identity re-injected and Ready plus function conditions. */
+export function renderComposite(xr: JsonObject, out: PipelineOutput): JsonObject {
+  const rendered = structuredClone(out.desired.composite?.resource ?? {});
+  rendered.apiVersion = str(xr.apiVersion);
+  rendered.kind = str(xr.kind);
+  const metadata = child(rendered, 'metadata');
+  const source = obj(xr.metadata);
+  metadata.name = str(source.name);
+  if (str(source.namespace) !== '') metadata.namespace = str(source.namespace);
+  const functionConditions = out.conditions.map((c) => {
+    const condition: JsonObject = { type: c.type, status: c.status, reason: c.reason, lastTransitionTime: RENDER_TIME };
+    if (c.message !== undefined) condition.message = c.message;
+    return condition;
+  });
+  child(rendered, 'status').conditions = [readyCondition(out), ...functionConditions];
+  return ordered(rendered);
+}
+
+function compositeLabel(xr: JsonObject): string {
+  const metadata = obj(xr.metadata);
+  return str(obj(metadata.labels)[COMPOSITE_LABEL]) || str(metadata.name);
+}
+
+/** The object of one desired composed resource with Crossplane's metadata. */
+export function renderComposed(xr: JsonObject, name: string, desired: Resource, observed?: JsonObject): JsonObject {
+  const rendered = structuredClone(desired.resource ?? {});
+  const metadata = child(rendered, 'metadata');
+  const seen = obj(observed?.metadata);
+  // Functions cannot rename an existing composed resource.
+  for (const key of ['name', 'namespace', 'generateName']) if (str(seen[key]) !== '') metadata[key] = str(seen[key]);
+  const label = compositeLabel(xr);
+  if (str(metadata.name) === '' && str(metadata.generateName) === '') metadata.generateName = `${label}-`;
+  const xrMeta = obj(xr.metadata);
+  if (str(xrMeta.namespace) !== '') metadata.namespace = str(xrMeta.namespace);
+  child(metadata, 'annotations')[RESOURCE_NAME_ANNOTATION] = name;
+  const labels = child(metadata, 'labels');
+  labels[COMPOSITE_LABEL] = label;
+  for (const key of CLAIM_LABELS) {
+    const value = str(obj(xrMeta.labels)[key]);
+    if (value !== '') labels[key] = value;
+  }
+  metadata.ownerReferences = [
+    {
+      apiVersion: str(xr.apiVersion),
+      kind: str(xr.kind),
+      name: str(xrMeta.name),
+      uid: str(xrMeta.uid),
+      controller: true,
+      blockOwnerDeletion: true,
+    },
+  ];
+  return ordered(rendered);
+}
+
+export interface RenderExtras {
+  /** Observed composed resources by composition resource name. */
+  observed: ReadonlyMap<string, JsonObject>;
+  includeResults: boolean;
+  includeContext: boolean;
+}
+
+/** Every document render prints, in order. */
+export function renderDocuments(xr: JsonObject, out: PipelineOutput, extras: RenderExtras): JsonObject[] {
+  const docs: JsonObject[] = [renderComposite(xr, out)];
+  const names = Object.keys(out.desired.resources ?? {}).sort();
+  for (const name of names) {
+    const desired = out.desired.resources?.[name] ?? {};
+    docs.push(renderComposed(xr, name, desired, extras.observed.get(name)));
+  }
+  if (extras.includeResults) {
+    for (const e of out.events) {
+      docs.push({
+        apiVersion: 'render.crossplane.io/v1beta1',
+        kind: 'Result',
+        step: e.step,
+        severity: e.severity,
+        message: e.detail,
+      });
+    }
+  }
+  if (extras.includeContext) {
+    docs.push({ apiVersion: 'render.crossplane.io/v1beta1', kind: 'Context', fields: out.context ?? {} });
+  }
+  return docs;
+}

@@ -1,0 +1,215 @@
+import {
+  merge,
+  mergeAll,
+  mergeMap,
+  Subject,
+  takeUntil,
+  type Observable,
+  type SchedulerLike,
+  type Subscription,
+} from 'rxjs';
+import type { Logger } from 'pino';
+import {
+  circuitBreaker,
+  type Breaker,
+  type OwnWrites,
+  type WatchCause,
+  type XrEvent,
+} from '../circuitbreaker/index.js';
+import {
+  COMPOSITION_INDEX,
+  COMPOSITION_REVISION_INDEX,
+  composedRefKey,
+  compositionIndex,
+  compositionRevisionIndex,
+  controllerOwnerKeys,
+  objectKey,
+  RESOURCE_REFS_INDEX,
+  resourceRefsIndex,
+  type Informer,
+  type InformerLease,
+  type InformerRegistry,
+  type WatchEvent,
+  type XrKind,
+} from '../watch/index.js';
+
+export const COMPOSITION_REVISION = { apiVersion: 'apiextensions.crossplane.io/v1', kind: 'CompositionRevision' };
+const COMPOSITION_NAME_LABEL = 'crossplane.io/composition-name';
+
+export interface CompositeEventPipelineOptions {
+  xr: XrKind & { apiVersion: string };
+  informers: InformerRegistry;
+  /** Where the XR keys go: the composite controller's work queue. */
+  enqueue: (key: string) => void;
+  breaker: Breaker;
+  ownWrites: OwnWrites;
+  /** --enable-realtime-compositions: when false, composed resources are not watched at all. */
+  realtime: boolean;
+  logger: Logger;
+  scheduler?: SchedulerLike;
+}
+
+interface ComposedWatch {
+  lease: InformerLease;
+  stop$: Subject<void>;
+}
+
+/**
+ * The event side of one composite controller (DESIGN.md section 3): merges the XR stream, the stream of each
+ * composed kind (realtime only) and the CompositionRevision stream, maps every event to the XR keys it concerns,
+ * passes them through the per-XR circuit breaker and hands the survivors to the queue.
+ */
+export class CompositeEventPipeline {
+  private readonly composedStreams = new Subject<Observable<XrEvent>>();
+  private readonly composed = new Map<string, Promise<ComposedWatch | undefined>>();
+  private xrLease: InformerLease | undefined;
+  private revisionLease: InformerLease | undefined;
+  private subscription: Subscription | undefined;
+
+  constructor(private readonly options: CompositeEventPipelineOptions) {}
+
+  /** The XR cache, with the indexes this pipeline maps events through. */
+  get xrInformer(): Informer {
+    if (!this.xrLease) throw new Error('the event pipeline is not started');
+    return this.xrLease.informer;
+  }
+
+  /** Starts watching XRs and revisions; resolves when both caches are synced. */
+  async start(): Promise<void> {
+    const { informers, xr } = this.options;
+    this.xrLease = await informers.acquire(xr.apiVersion, xr.kind);
+    const store = this.xrLease.informer.store;
+    store.addIndex(RESOURCE_REFS_INDEX, resourceRefsIndex);
+    store.addIndex(COMPOSITION_REVISION_INDEX, compositionRevisionIndex);
+    store.addIndex(COMPOSITION_INDEX, compositionIndex);
+    this.revisionLease = await informers.acquire(COMPOSITION_REVISION.apiVersion, COMPOSITION_REVISION.kind);
+
+    const xrEvents = this.xrLease.informer.events$.pipe(
+      mergeMap((event) => this.safely('XR', event, () => [toXrEvent(objectKey(event.object), event, true)])),
+    );
+    const revisionEvents = this.revisionLease.informer.events$.pipe(
+      mergeMap((event) => this.safely('CompositionRevision', event, () => this.revisionToXrs(event))),
+    );
+    this.subscription = merge(xrEvents, revisionEvents, this.composedStreams.pipe(mergeAll()))
+      .pipe(
+        circuitBreaker({
+          breaker: this.options.breaker,
+          ownWrites: this.options.ownWrites,
+          scheduler: this.options.scheduler,
+        }),
+      )
+      .subscribe((key) => {
+        this.options.enqueue(key);
+      });
+    // A shared XR informer may have synced before we subscribed; its objects then never arrive as events.
+    if (this.xrLease.informer.hasSynced) for (const key of store.keys()) this.options.enqueue(key);
+    await Promise.all([this.xrLease.informer.waitForSync(), this.revisionLease.informer.waitForSync()]);
+  }
+
+  /**
+   * Watches a composed kind (idempotent) and resolves once its cache is synced. The reconciler calls it when an XR composes the kind; with realtime off
+   * it does nothing, and composed changes are caught by the poll interval instead.
+   */
+  async watchComposed(apiVersion: string, kind: string): Promise<void> {
+    if (!this.options.realtime) return;
+    const gvk = `${apiVersion}/${kind}`;
+    let watch = this.composed.get(gvk);
+    if (!watch) {
+      watch = this.startComposed(apiVersion, kind);
+      this.composed.set(gvk, watch);
+    }
+    // Resolving only once the cache is synced means every change after this call reaches the XR.
+    await (await watch)?.lease.informer.waitForSync();
+  }
+
+  /** Stops watching a composed kind no XR of this controller composes any more. */
+  async unwatchComposed(apiVersion: string, kind: string): Promise<void> {
+    const gvk = `${apiVersion}/${kind}`;
+    const watch = await this.composed.get(gvk);
+    this.composed.delete(gvk);
+    if (!watch) return;
+    watch.stop$.next();
+    await watch.lease.release();
+  }
+
+  /** The composed kinds watched right now, as "apiVersion/kind". */
+  composedKinds(): string[] {
+    return [...this.composed.keys()];
+  }
+
+  async stop(): Promise<void> {
+    this.subscription?.unsubscribe();
+    const watches = await Promise.allSettled(this.composed.values());
+    this.composed.clear();
+    await Promise.all(
+      watches.flatMap((watch) => (watch.status === 'fulfilled' && watch.value ? [watch.value.lease.release()] : [])),
+    );
+    await this.xrLease?.release();
+    await this.revisionLease?.release();
+  }
+
+  private async startComposed(apiVersion: string, kind: string): Promise<ComposedWatch | undefined> {
+    let lease: InformerLease;
+    try {
+      lease = await this.options.informers.acquire(apiVersion, kind);
+    } catch (err) {
+      // Not served yet (a CRD on its way): forget it so the next reconcile that composes it tries again.
+      this.composed.delete(`${apiVersion}/${kind}`);
+      throw err;
+    }
+    const stop$ = new Subject<void>();
+    const informer = lease.informer;
+    this.composedStreams.next(
+      informer.events$.pipe(
+        mergeMap((event) => this.safely(kind, event, () => this.composedToXrs(event, informer.hasSynced))),
+        takeUntil(stop$),
+      ),
+    );
+    return { lease, stop$ };
+  }
+
+  /** XRs a composed resource belongs to: its controller owner reference, and every XR that lists it. */
+  private composedToXrs(event: WatchEvent, synced: boolean): XrEvent[] {
+    const { object } = event;
+    const keys = new Set(controllerOwnerKeys(object, this.options.xr));
+    const ref = {
+      apiVersion: object.apiVersion,
+      kind: object.kind,
+      name: object.metadata.name,
+      namespace: object.metadata.namespace,
+    };
+    for (const xr of this.xrInformer.store.byIndex(RESOURCE_REFS_INDEX, composedRefKey(ref))) keys.add(objectKey(xr));
+    // The first list of a composed kind replays what exists: its XRs are enqueued by their own events, so
+    // charging each of them once per composed resource would trip the breaker of every large XR at start.
+    const initial = event.type === 'add' && !synced;
+    return [...keys].map((key) => toXrEvent(key, event, false, initial ? 'resync' : undefined));
+  }
+
+  /** A new or changed revision concerns the XRs using it and, for automatic updates, those of its Composition. */
+  private revisionToXrs(event: WatchEvent): XrEvent[] {
+    const store = this.xrInformer.store;
+    const revision = event.object;
+    const xrs = store.byIndex(COMPOSITION_REVISION_INDEX, revision.metadata.name);
+    const labels = (revision.metadata.labels ?? {}) as Record<string, string>;
+    const composition = labels[COMPOSITION_NAME_LABEL];
+    if (composition !== undefined) xrs.push(...store.byIndex(COMPOSITION_INDEX, composition));
+    return [...new Set(xrs.map(objectKey))].map((key) => toXrEvent(key, event, false));
+  }
+
+  /** A mapping that throws is logged and yields nothing; it must never end the controller's event stream. */
+  private safely(source: string, event: WatchEvent, map: () => XrEvent[]): XrEvent[] {
+    try {
+      return map();
+    } catch (err) {
+      this.options.logger.error(
+        { source, object: objectKey(event.object), err: err instanceof Error ? err.message : String(err) },
+        'cannot map a watch event to XRs; event ignored',
+      );
+      return [];
+    }
+  }
+}
+
+function toXrEvent(xrKey: string, event: WatchEvent, isXr: boolean, cause: WatchCause = event.type): XrEvent {
+  return { xrKey, cause, object: event.object, isXr };
+}

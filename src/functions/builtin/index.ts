@@ -1,0 +1,23 @@
+// The in-process built-in functions, by the package repository name that selects them.
+import type { BuiltinFunction } from '../router.js';
+import { AUTO_READY, autoReady, type AutoReadyOptions } from './autoready/autoReady.js';
+import { PATCH_AND_TRANSFORM, patchAndTransform } from './pt/patchAndTransform.js';
+
+export { AUTO_READY, autoReady, type AutoReadyOptions } from './autoready/autoReady.js';
+export { ENVIRONMENT_KEY, PATCH_AND_TRANSFORM, patchAndTransform } from './pt/patchAndTransform.js';
+
+export interface BuiltinOptions {
+  autoReady?: AutoReadyOptions;
+}
+
+/**
+ * Every built-in, keyed by the package repository name that selects it (see builtinNameOf).
+ *
+ * @example new RoutingRunner({ builtins: builtinFunctions(), packageOf, remote })
+ */
+export function builtinFunctions(options: BuiltinOptions = {}): ReadonlyMap<string, BuiltinFunction> {
+  return new Map<string, BuiltinFunction>([
+    [PATCH_AND_TRANSFORM, patchAndTransform],
+    [AUTO_READY, autoReady(options.autoReady)],
+  ]);
+}

@@ -1,0 +1,336 @@
+// P&T transforms (function-patch-and-transform transforms.go): map, match, math, string and convert, with Go's
+// value types and upstream's error texts, which users see in FATAL results.
+import { createHash } from 'node:crypto';
+import { FieldError } from './fieldError.js';
+import { GoInt, formatFloatF, formatV, goTypeName, sprintf, type GoValue } from './govalue.js';
+import { parseQuantity } from './quantity.js';
+
+export interface Transform {
+  type?: string;
+  map?: Record<string, unknown>;
+  match?: {
+    patterns?: { type?: string; literal?: string; regexp?: string; result?: unknown }[];
+    fallbackValue?: unknown;
+    fallbackTo?: string;
+  };
+  math?: { type?: string; multiply?: number; clampMin?: number; clampMax?: number };
+  string?: {
+    type?: string;
+    fmt?: string;
+    convert?: string;
+    trim?: string;
+    regexp?: { match?: string; group?: number };
+    join?: { separator?: string };
+    replace?: { search?: string; replace?: string };
+  };
+  convert?: { toType?: string; format?: string };
+}
+
+function toInt64(v: GoValue): bigint | undefined {
+  if (typeof v === 'bigint') return v;
+  if (v instanceof GoInt) return v.value;
+  return undefined;
+}
+
+function resolveMap(map: Record<string, unknown>, input: GoValue): GoValue {
+  if (typeof input !== 'string') throw new Error(`type ${goTypeName(input)} is not supported for map transform`);
+  if (!(input in map)) throw new Error(`key ${input} is not found in map`);
+  return map[input] ?? null;
+}
+
+function matchPattern(p: NonNullable<NonNullable<Transform['match']>['patterns']>[number], input: GoValue): boolean {
+  switch (p.type) {
+    case 'literal':
+      if (p.literal === undefined) throw new Error('literal is required by type literal');
+      return typeof input === 'string' && input === p.literal;
+    case 'regexp': {
+      if (p.regexp === undefined) throw new Error('regexp is required by type regexp');
+      const re = compileRegexp(p.regexp);
+      return typeof input === 'string' && re.test(input);
+    }
+    default:
+      throw new Error(`unsupported pattern type '${p.type ?? ''}'`);
+  }
+}
+
+/** Go's RE2 syntax as a JS RegExp; errors read as Go's regexp.Compile errors where the forms match. */
+export function compileRegexp(source: string): RegExp {
+  try {
+    if (
+      /(^|[^\\])[(|]\?(?![:=!<])/.test(source) ||
+      source.startsWith('?') ||
+      source.startsWith('*') ||
+      source.startsWith('+')
+    ) {
+      const op = /(^|[(|])([?*+])/.exec(source)?.[2] ?? '?';
+      throw new Error(`error parsing regexp: missing argument to repetition operator: \`${op}\``);
+    }
+    return new RegExp(source.replace(/\(\?P</g, '(?<'), 'u');
+  } catch (err) {
+    throw new Error(`cannot compile regexp: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+}
+
+function resolveMatch(match: NonNullable<Transform['match']>, input: GoValue): GoValue {
+  const patterns = match.patterns ?? [];
+  for (const [i, p] of patterns.entries()) {
+    let ok: boolean;
+    try {
+      ok = matchPattern(p, input);
+    } catch (err) {
+      throw new Error(`cannot match pattern at index ${i}: ${(err as Error).message}`, { cause: err });
+    }
+    if (ok) return p.result ?? null;
+  }
+  if (match.fallbackTo === 'Input') return input;
+  return match.fallbackValue ?? null;
+}
+
+const MATH_BOUND: Readonly<Record<string, 'multiply' | 'clampMin' | 'clampMax'>> = {
+  Multiply: 'multiply',
+  ClampMin: 'clampMin',
+  ClampMax: 'clampMax',
+};
+
+/** Multiply keeps the input's kind: int64 times int64, or float64 times float64. */
+function multiply(int: bigint | undefined, input: GoValue, by: number): GoValue {
+  return int !== undefined ? int * BigInt(by) : (input as number) * by;
+}
+
+/** Clamps compare the input truncated to int64 and return the bound (int64) or the input unchanged. */
+function clamp(type: string, int: bigint | undefined, input: GoValue, bound: number): GoValue {
+  const value = int ?? BigInt(Math.trunc(input as number));
+  const b = BigInt(bound);
+  const outside = type === 'ClampMin' ? value < b : value > b;
+  return outside ? b : input;
+}
+
+function resolveMath(math: NonNullable<Transform['math']>, input: GoValue): GoValue {
+  const int = toInt64(input);
+  if (int === undefined && typeof input !== 'number') {
+    throw new Error(`input is required to be a number for math transformer, got ${goTypeName(input)}`);
+  }
+  const type = math.type ?? '';
+  const field = MATH_BOUND[type];
+  if (field === undefined) throw new FieldError('Invalid value', 'type', 'invalid math transform type', type);
+  const bound = math[field];
+  if (bound === undefined) {
+    throw new FieldError('Required value', field, `must specify a value if a ${field} math transform is specified`);
+  }
+  return type === 'Multiply' ? multiply(int, input, bound) : clamp(type, int, input, bound);
+}
+
+function jsonMarshal(v: GoValue): string {
+  return JSON.stringify(v, (_k, x: unknown) => {
+    if (typeof x === 'bigint') return Number(x);
+    if (x instanceof GoInt) return Number(x.value);
+    if (x !== null && typeof x === 'object' && !Array.isArray(x)) {
+      return Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    }
+    return x;
+  });
+}
+
+function adler32(bytes: Buffer): number {
+  let a = 1;
+  let b = 0;
+  for (const byte of bytes) {
+    a = (a + byte) % 65521;
+    b = (b + a) % 65521;
+  }
+  return ((b << 16) | a) >>> 0;
+}
+
+function hash(algorithm: string, input: GoValue): string {
+  const data = typeof input === 'string' ? input : jsonMarshal(input);
+  return createHash(algorithm).update(data).digest('hex');
+}
+
+function fromBase64(text: string): string {
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0) {
+    throw new Error(`illegal base64 data at input byte ${text.length}`);
+  }
+  return Buffer.from(text, 'base64').toString('utf8');
+}
+
+/** The string Convert operations; text is the input %v-formatted, as upstream formats it first. */
+const STRING_CONVERSIONS: Readonly<Record<string, (text: string, input: GoValue) => string>> = {
+  ToUpper: (text) => text.toUpperCase(),
+  ToLower: (text) => text.toLowerCase(),
+  ToJson: (_text, input) => jsonMarshal(input),
+  ToBase64: (text) => Buffer.from(text).toString('base64'),
+  FromBase64: (text) => fromBase64(text),
+  ToSha1: (_text, input) => hash('sha1', input),
+  ToSha256: (_text, input) => hash('sha256', input),
+  ToSha512: (_text, input) => hash('sha512', input),
+  ToAdler32: (text) => String(adler32(Buffer.from(text))),
+};
+
+function stringConvert(kind: string | undefined, input: GoValue): string {
+  const convert = STRING_CONVERSIONS[kind ?? ''];
+  if (convert === undefined) throw new Error(`type ${kind ?? ''} is not supported for string convert`);
+  return convert(formatV(input), input);
+}
+
+function stringRegexp(re: NonNullable<NonNullable<Transform['string']>['regexp']>, input: GoValue): string {
+  const source = re.match ?? '';
+  const group = re.group ?? 0;
+  const m = compileRegexp(source).exec(formatV(input));
+  if (m === null || group >= m.length) throw new Error(`regexp "${source}" had no matches for group ${group}`);
+  return m[group] ?? '';
+}
+
+type StringTransform = NonNullable<Transform['string']>;
+
+function trim(s: StringTransform, input: GoValue): string {
+  const text = formatV(input);
+  const cut = s.trim ?? '';
+  if (s.type === 'TrimPrefix') return text.startsWith(cut) ? text.slice(cut.length) : text;
+  return text.endsWith(cut) && cut !== '' ? text.slice(0, text.length - cut.length) : text;
+}
+
+function join(s: StringTransform, input: GoValue): string {
+  if (!Array.isArray(input))
+    throw new Error(`type ${goTypeName(input)} is not supported for string transform type Join`);
+  return input.map(formatV).join(s.join?.separator ?? '');
+}
+
+/** Each string transform type: the option it needs and what it does with the input. */
+const STRING_TRANSFORMS: Readonly<
+  Record<string, { option: keyof StringTransform; run: (s: StringTransform, input: GoValue) => string }>
+> = {
+  Format: { option: 'fmt', run: (s, input) => sprintf(s.fmt ?? '', [input]) },
+  Convert: { option: 'convert', run: (s, input) => stringConvert(s.convert, input) },
+  TrimPrefix: { option: 'trim', run: trim },
+  TrimSuffix: { option: 'trim', run: trim },
+  Regexp: { option: 'regexp', run: (s, input) => stringRegexp(s.regexp ?? {}, input) },
+  Join: { option: 'join', run: join },
+  Replace: {
+    option: 'replace',
+    run: (s, input) =>
+      formatV(input)
+        .split(s.replace?.search ?? '')
+        .join(s.replace?.replace ?? ''),
+  },
+};
+
+function resolveString(s: StringTransform, input: GoValue): GoValue {
+  const type = s.type ?? '';
+  const t = STRING_TRANSFORMS[type];
+  if (t === undefined) throw new Error(`type ${type} is not supported for string transform type`);
+  if (s[t.option] === undefined) throw new Error(`string transform of type ${type} ${t.option} is not set`);
+  return t.run(s, input);
+}
+
+const CONVERT_TYPES = new Set(['string', 'int', 'int64', 'bool', 'float64', 'object', 'array']);
+
+type Converter = (v: GoValue) => GoValue;
+
+function parseGoBool(text: string): boolean {
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(text)) return true;
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(text)) return false;
+  throw new Error(`strconv.ParseBool: parsing ${JSON.stringify(text)}: invalid syntax`);
+}
+
+function parseJson(kind: 'object' | 'array'): Converter {
+  return (v) => {
+    const parsed = JSON.parse(v as string) as unknown;
+    const ok =
+      kind === 'array'
+        ? Array.isArray(parsed)
+        : parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed);
+    if (!ok)
+      throw new Error(`cannot unmarshal into ${kind === 'array' ? '[]interface {}' : 'map[string]interface {}'}`);
+    return parsed;
+  };
+}
+
+const CONVERSIONS: Record<string, Converter> = {
+  'string>int64>none': (v) => {
+    const text = v as string;
+    if (!/^[+-]?[0-9]+$/.test(text))
+      throw new Error(`strconv.ParseInt: parsing ${JSON.stringify(text)}: invalid syntax`);
+    return BigInt(text);
+  },
+  'string>bool>none': (v) => parseGoBool(v as string),
+  'string>float64>none': (v) => {
+    const n = Number(v);
+    if ((v as string).trim() === '' || Number.isNaN(n))
+      throw new Error(`strconv.ParseFloat: parsing ${JSON.stringify(v)}: invalid syntax`);
+    return n;
+  },
+  'string>float64>quantity': (v) => parseQuantity(v as string),
+  'string>object>json': parseJson('object'),
+  'string>array>json': parseJson('array'),
+  'int64>string>none': (v) => String(v),
+  'int64>bool>none': (v) => v === 1n,
+  'int64>float64>none': (v) => Number(v),
+  'bool>string>none': (v) => String(v),
+  'bool>int64>none': (v) => (v === true ? 1n : 0n),
+  'bool>float64>none': (v) => (v === true ? 1 : 0),
+  'float64>string>none': (v) => formatFloatF(v as number),
+  'float64>int64>none': (v) => BigInt(Math.trunc(v as number)),
+  'float64>bool>none': (v) => v === 1,
+};
+
+/** The converter for a pair, or the upstream error when it is not supported. */
+export function conversionFunc(from: string, toType: string, format = 'none'): Converter {
+  const normal = (t: string): string => (t === 'int' ? 'int64' : t);
+  if (normal(from) === normal(toType)) return (v) => (v instanceof GoInt ? v.value : v);
+  const converter = CONVERSIONS[`${normal(from)}>${normal(toType)}>${format === '' ? 'none' : format}`];
+  if (converter === undefined) {
+    throw new Error(
+      `conversion from ${from} to ${normal(toType)} is not supported with format ${format === '' ? 'none' : format}`,
+    );
+  }
+  return converter;
+}
+
+function resolveConvert(c: NonNullable<Transform['convert']>, input: GoValue): GoValue {
+  const toType = c.toType ?? '';
+  if (!CONVERT_TYPES.has(toType)) throw new FieldError('Invalid value', 'toType', 'invalid type', toType);
+  const from = goTypeName(input);
+  const fromNormal = from === 'int' ? 'int64' : from;
+  const toNormal = toType === 'int' ? 'int64' : toType;
+  if (fromNormal === toNormal) return input instanceof GoInt ? input.value : input;
+  const format = c.format ?? 'none';
+  return conversionFunc(from, toType, format)(input);
+}
+
+/** Runs one transform; errors are the upstream texts, before P&T wraps them with the transform's index. */
+export function resolveTransform(t: Transform, input: GoValue): GoValue {
+  const type = t.type ?? '';
+  const missing = (): Error => new Error(`given transform type ${type} requires configuration`);
+  switch (type) {
+    case 'map':
+      if (t.map === undefined) throw missing();
+      return resolveMap(t.map, input);
+    case 'match':
+      if (t.match === undefined) throw missing();
+      return resolveMatch(t.match, input);
+    case 'math':
+      if (t.math === undefined) throw missing();
+      return resolveMath(t.math, input);
+    case 'string':
+      if (t.string === undefined) throw missing();
+      return resolveString(t.string, input);
+    case 'convert':
+      if (t.convert === undefined) throw missing();
+      return resolveConvert(t.convert, input);
+    default:
+      throw new Error(`transform type ${type} is not supported`);
+  }
+}
+
+/** Runs transforms in order, wrapping an error as `transform at index N returned error: ...`. */
+export function resolveTransforms(transforms: readonly Transform[], input: GoValue): GoValue {
+  let value = input;
+  for (const [i, t] of transforms.entries()) {
+    try {
+      value = resolveTransform(t, value);
+    } catch (err) {
+      throw new Error(`transform at index ${i} returned error: ${(err as Error).message}`, { cause: err });
+    }
+  }
+  return value;
+}

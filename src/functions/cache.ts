@@ -1,0 +1,55 @@
+// The response cache (--function-cache): a function's response is reused for an identical request until its TTL
+// ends. Keyed by function name and a digest of the request; responses without a TTL are never stored.
+import { digest } from './hash.js';
+import type { FunctionCall, FunctionRunner } from './runner.js';
+import type { RunFunctionResponse } from './types.js';
+
+export interface CacheDeps {
+  now?: () => number;
+  /** Upper bound on how long any response is kept. Default 24h, as Crossplane's --xfn-cache-max-ttl. */
+  maxTtlMs?: number;
+  /** Entries kept at most; expired entries go first, then the oldest. Default 10000. */
+  maxEntries?: number;
+}
+
+interface Entry {
+  deadline: number;
+  response: RunFunctionResponse;
+}
+
+export class CachingRunner implements FunctionRunner {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(
+    private readonly inner: FunctionRunner,
+    private readonly deps: CacheDeps = {},
+  ) {}
+
+  async run(call: FunctionCall): Promise<RunFunctionResponse> {
+    const now = this.deps.now ?? Date.now;
+    const key = `${call.functionName}/${digest(call.request)}`;
+    const hit = this.entries.get(key);
+    if (hit !== undefined && hit.deadline > now()) return structuredClone(hit.response);
+    const response = await this.inner.run(call);
+    const ttl = Math.min(response.meta?.ttlMs ?? 0, this.deps.maxTtlMs ?? 86_400_000);
+    if (ttl > 0) this.store(key, { deadline: now() + ttl, response: structuredClone(response) });
+    return response;
+  }
+
+  /** Number of stored entries, expired or not; informational only. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private store(key: string, entry: Entry): void {
+    const max = this.deps.maxEntries ?? 10_000;
+    if (this.entries.size >= max) {
+      const now = (this.deps.now ?? Date.now)();
+      for (const [k, e] of this.entries) if (e.deadline <= now) this.entries.delete(k);
+      const oldest = this.entries.keys().next();
+      if (this.entries.size >= max && oldest.done !== true) this.entries.delete(oldest.value);
+    }
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+  }
+}

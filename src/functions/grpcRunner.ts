@@ -1,0 +1,142 @@
+// Calls functions over gRPC: one pooled channel per endpoint with keep-alive, a deadline per call, retries on
+// UNAVAILABLE with exponential backoff, and the v1beta1 fallback for functions that only serve the old service.
+import { Client, Metadata, status, type ChannelCredentials, type ServiceError } from '@grpc/grpc-js';
+import { requestToWire, responseFromWire } from './codec.js';
+import type { EndpointResolver } from './endpoint.js';
+import { FunctionCallError } from './errors.js';
+import { RUN_FUNCTION_V1, RUN_FUNCTION_V1BETA1, runFunctionMethod } from './proto.js';
+import type { FunctionCall, FunctionRunner } from './runner.js';
+import type { RunFunctionResponse } from './types.js';
+
+export interface GrpcRunnerDeps {
+  resolveEndpoint: EndpointResolver;
+  credentials: ChannelCredentials;
+  /** Deadline of one call including its retries (--function-timeout). Default 60s. */
+  timeoutMs?: number;
+  /** Attempts per call when the function is UNAVAILABLE. Default 4. */
+  attempts?: number;
+  /** First retry delay, doubled per attempt up to maxBackoffMs. Defaults 100ms and 2s. */
+  backoffMs?: number;
+  maxBackoffMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+  now?: () => number;
+  /** Called after every call with its outcome, for metrics. */
+  observe?: (functionName: string, outcome: 'success' | 'error', seconds: number) => void;
+}
+
+/**
+ * Keep-alive pings every 5 minutes: Go gRPC servers (every Crossplane SDK function) answer pings more frequent
+ * than their 5-minute enforcement minimum with GOAWAY "too_many_pings", which would drop the pooled channel.
+ */
+const CHANNEL_OPTIONS = {
+  'grpc.keepalive_time_ms': 300_000,
+  'grpc.keepalive_timeout_ms': 20_000,
+  'grpc.max_receive_message_length': 64 * 1024 * 1024,
+};
+
+const sleepReal = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class GrpcFunctionRunner implements FunctionRunner {
+  private readonly clients = new Map<string, Client>();
+
+  constructor(private readonly deps: GrpcRunnerDeps) {}
+
+  async run(call: FunctionCall): Promise<RunFunctionResponse> {
+    const now = this.deps.now ?? Date.now;
+    const started = now();
+    try {
+      const endpoint = await this.deps.resolveEndpoint(call.functionName).catch((err: unknown) => {
+        throw new FunctionCallError(call.functionName, call.step, errorText(err), { cause: err });
+      });
+      const rsp = await this.callWithRetry(call, endpoint, started + (this.deps.timeoutMs ?? 60_000));
+      this.deps.observe?.(call.functionName, 'success', (now() - started) / 1000);
+      return rsp;
+    } catch (err) {
+      this.deps.observe?.(call.functionName, 'error', (now() - started) / 1000);
+      throw err;
+    }
+  }
+
+  /** Closes every pooled channel; later calls open new ones. */
+  close(): void {
+    for (const client of this.clients.values()) client.close();
+    this.clients.clear();
+  }
+
+  private client(endpoint: string): Client {
+    let client = this.clients.get(endpoint);
+    if (client === undefined) {
+      client = new Client(endpoint, this.deps.credentials, CHANNEL_OPTIONS);
+      this.clients.set(endpoint, client);
+    }
+    return client;
+  }
+
+  private async callWithRetry(call: FunctionCall, endpoint: string, deadline: number): Promise<RunFunctionResponse> {
+    const attempts = this.deps.attempts ?? 4;
+    const now = this.deps.now ?? Date.now;
+    let delay = this.deps.backoffMs ?? 100;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.callOnce(call, endpoint, deadline);
+      } catch (err) {
+        const retry = isUnavailable(err) && attempt < attempts && now() + delay < deadline;
+        if (!retry) throw this.wrap(call, endpoint, err);
+        await (this.deps.sleep ?? sleepReal)(delay);
+        delay = Math.min(delay * 2, this.deps.maxBackoffMs ?? 2000);
+      }
+    }
+  }
+
+  private async callOnce(call: FunctionCall, endpoint: string, deadline: number): Promise<RunFunctionResponse> {
+    try {
+      return await this.unary(RUN_FUNCTION_V1, call, endpoint, deadline);
+    } catch (err) {
+      if ((err as Partial<ServiceError>).code !== status.UNIMPLEMENTED) throw err;
+      return this.unary(RUN_FUNCTION_V1BETA1, call, endpoint, deadline);
+    }
+  }
+
+  private unary(path: string, call: FunctionCall, endpoint: string, deadline: number): Promise<RunFunctionResponse> {
+    const method = runFunctionMethod();
+    const client = this.client(endpoint);
+    return new Promise((resolve, reject) => {
+      const grpcCall = client.makeUnaryRequest(
+        path,
+        method.serializeRequest,
+        method.deserializeResponse,
+        requestToWire(call.request),
+        new Metadata(),
+        { deadline },
+        (err, value) => {
+          call.signal?.removeEventListener('abort', cancel);
+          if (err) reject(err);
+          else resolve(responseFromWire(value ?? {}));
+        },
+      );
+      const cancel = (): void => {
+        grpcCall.cancel();
+      };
+      call.signal?.addEventListener('abort', cancel, { once: true });
+    });
+  }
+
+  private wrap(call: FunctionCall, endpoint: string, err: unknown): FunctionCallError {
+    if (err instanceof FunctionCallError) return err;
+    const code = (err as Partial<ServiceError>).code;
+    const detail = code === status.DEADLINE_EXCEEDED ? 'deadline exceeded' : errorText(err);
+    return new FunctionCallError(call.functionName, call.step, `cannot call ${endpoint}: ${detail}`, {
+      cause: err,
+      code,
+    });
+  }
+}
+
+function isUnavailable(err: unknown): boolean {
+  return (err as Partial<ServiceError>).code === status.UNAVAILABLE;
+}
+
+function errorText(err: unknown): string {
+  if (err instanceof Error) return (err as Partial<ServiceError>).details ?? err.message;
+  return String(err);
+}

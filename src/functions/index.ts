@@ -1,0 +1,49 @@
+// functions: running composition functions. The gRPC runner (pooled channels, deadline, retries, mTLS or
+// plaintext), endpoint resolution, the requirements loop, the response cache, the pipeline that the composite
+// reconciler calls (runPipeline), and the in-process built-ins function-patch-and-transform and function-auto-ready.
+export * from './types.js';
+export { fromStruct, toStruct } from './struct.js';
+export { requestFromWire, requestToWire, responseFromWire, responseToWire } from './codec.js';
+export { runFunctionMethod, protoPath, RUN_FUNCTION_V1, RUN_FUNCTION_V1BETA1 } from './proto.js';
+export { FunctionCallError, PipelineFatalError } from './errors.js';
+export {
+  ENDPOINT_ANNOTATION,
+  PACKAGE_LABEL,
+  lookupEndpointResolver,
+  resolveEndpoint,
+  staticEndpointResolver,
+  type EndpointResolver,
+  type FunctionLookup,
+  type FunctionObject,
+  type FunctionRevisionObject,
+} from './endpoint.js';
+export { insecureCredentials, mtlsCredentials } from './credentials.js';
+export type { FunctionCall, FunctionRunner } from './runner.js';
+export { GrpcFunctionRunner, type GrpcRunnerDeps } from './grpcRunner.js';
+export {
+  EMPTY_FETCHER,
+  MAX_REQUIREMENTS_ITERATIONS,
+  RequirementsRunner,
+  type RequiredResourceFetcher,
+} from './requirements.js';
+export { CachingRunner, type CacheDeps } from './cache.js';
+export { digest } from './hash.js';
+export { SYSTEM_CONDITION_TYPES, type PipelineCondition, type PipelineEvent } from './outcome.js';
+export {
+  runPipeline,
+  type PipelineDeps,
+  type PipelineInput,
+  type PipelineOutput,
+  type PipelineStep,
+} from './pipeline.js';
+export { builtinNameOf, RoutingRunner, type BuiltinFunction, type RouterDeps } from './router.js';
+export {
+  AUTO_READY,
+  autoReady,
+  builtinFunctions,
+  ENVIRONMENT_KEY,
+  PATCH_AND_TRANSFORM,
+  patchAndTransform,
+  type AutoReadyOptions,
+  type BuiltinOptions,
+} from './builtin/index.js';

@@ -1,0 +1,140 @@
+// Runs a Composition's function pipeline once: steps in order, each given the previous step's desired state and
+// context; FATAL stops it; results become events, function conditions become XR conditions; the shortest TTL
+// decides the requeue. The runner passed in is already stacked (cache, requirements loop, built-ins or gRPC).
+import { PipelineFatalError } from './errors.js';
+import { digest } from './hash.js';
+import { resultToEvent, toCondition, type PipelineCondition, type PipelineEvent } from './outcome.js';
+import type { FunctionRunner } from './runner.js';
+import { ALL_CAPABILITIES } from './types.js';
+import type {
+  Credentials,
+  JsonObject,
+  Requirements,
+  Resources,
+  RunFunctionRequest,
+  RunFunctionResponse,
+  State,
+} from './types.js';
+
+/** One entry of a Composition's spec.pipeline. */
+export interface PipelineStep {
+  step: string;
+  functionRef: { name: string };
+  input?: JsonObject;
+  credentials?: { name: string; source: string; secretRef?: { namespace: string; name: string } }[];
+}
+
+export interface PipelineInput {
+  steps: readonly PipelineStep[];
+  /** The XR and its composed resources as observed when the pipeline starts; the same for every step. */
+  observed: State;
+  /** Initial context; Crossplane v2 starts with an empty one. */
+  context?: JsonObject;
+  /** Required resources to send each step on its first call (bootstrap requirements, last reconcile's). */
+  requiredResources?: (step: string) => Record<string, Resources> | undefined;
+}
+
+export interface PipelineDeps {
+  runner: FunctionRunner;
+  /** A Secret's data (base64 values, as the API returns it); undefined when it does not exist. */
+  getSecret?: (namespace: string, name: string) => Promise<Record<string, string> | undefined>;
+  signal?: AbortSignal;
+}
+
+export interface PipelineOutput {
+  desired: State;
+  context: JsonObject | undefined;
+  events: PipelineEvent[];
+  conditions: PipelineCondition[];
+  /** Shortest non-zero response TTL of any step; undefined when no step set one. */
+  ttlMs: number | undefined;
+  /** What each step required on its last call, for watches and for seeding the next reconcile. */
+  requirements: Record<string, Requirements>;
+}
+
+async function stepCredentials(
+  step: PipelineStep,
+  getSecret: PipelineDeps['getSecret'],
+): Promise<Record<string, Credentials> | undefined> {
+  const out: Record<string, Credentials> = {};
+  for (const c of step.credentials ?? []) {
+    if (c.source !== 'Secret' || c.secretRef === undefined) continue;
+    const { namespace, name } = c.secretRef;
+    const data = getSecret ? await getSecret(namespace, name) : undefined;
+    if (data === undefined) {
+      throw new Error(
+        `cannot get credentials "${c.name}" of pipeline step "${step.step}": Secret ${namespace}/${name} not found`,
+      );
+    }
+    const bytes: Record<string, Uint8Array> = {};
+    for (const [key, value] of Object.entries(data)) bytes[key] = Buffer.from(value, 'base64');
+    out[c.name] = { credentialData: { data: bytes } };
+  }
+  return Object.keys(out).length === 0 ? undefined : out;
+}
+
+async function buildRequest(
+  step: PipelineStep,
+  input: PipelineInput,
+  out: PipelineOutput,
+  deps: PipelineDeps,
+): Promise<RunFunctionRequest> {
+  const request: RunFunctionRequest = { observed: input.observed, desired: out.desired };
+  if (out.context !== undefined) request.context = out.context;
+  if (step.input !== undefined) request.input = step.input;
+  const credentials = await stepCredentials(step, deps.getSecret);
+  if (credentials !== undefined) request.credentials = credentials;
+  const required = input.requiredResources?.(step.step);
+  if (required !== undefined) request.requiredResources = required;
+  // The tag is a digest of the request before meta is set, as Crossplane computes it.
+  request.meta = { tag: digest(request), capabilities: [...ALL_CAPABILITIES] };
+  return request;
+}
+
+function absorbConditions(out: PipelineOutput, rsp: RunFunctionResponse): void {
+  for (const c of rsp.conditions ?? []) {
+    const mapped = toCondition(c);
+    if (mapped !== undefined) out.conditions.push(mapped);
+  }
+}
+
+/** Folds one step's response into the pipeline's output; a FATAL result ends the pipeline. */
+function absorb(out: PipelineOutput, step: string, rsp: RunFunctionResponse): void {
+  if (rsp.requirements !== undefined) out.requirements[step] = rsp.requirements;
+  const ttl = rsp.meta?.ttlMs ?? 0;
+  if (ttl > 0 && (out.ttlMs === undefined || ttl < out.ttlMs)) out.ttlMs = ttl;
+  // Replaced wholesale, never merged: a function that returns no desired state empties it.
+  out.desired = rsp.desired ?? {};
+  out.context = rsp.context;
+  absorbConditions(out, rsp);
+  for (const result of rsp.results ?? []) {
+    if (result.severity === 'SEVERITY_FATAL') {
+      throw new PipelineFatalError(step, result.message ?? '', { events: out.events, conditions: out.conditions });
+    }
+    out.events.push(resultToEvent(step, result));
+  }
+}
+
+/**
+ * Runs every step; throws PipelineFatalError on a FATAL result and FunctionCallError when a function cannot be
+ * called (nothing may be applied or deleted in either case).
+ *
+ * @example
+ * const out = await runPipeline({ steps: composition.spec.pipeline, observed: { composite: { resource: xr } } }, { runner });
+ */
+export async function runPipeline(input: PipelineInput, deps: PipelineDeps): Promise<PipelineOutput> {
+  const out: PipelineOutput = {
+    desired: {},
+    context: input.context ?? {},
+    events: [],
+    conditions: [],
+    ttlMs: undefined,
+    requirements: {},
+  };
+  for (const step of input.steps) {
+    const request = await buildRequest(step, input, out, deps);
+    const call = { functionName: step.functionRef.name, step: step.step, request };
+    absorb(out, step.step, await deps.runner.run(deps.signal ? { ...call, signal: deps.signal } : call));
+  }
+  return out;
+}

@@ -1,0 +1,81 @@
+// Starts a test function as a real, separate process serving gRPC on a free loopback port.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, connect } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+export interface FunctionProcess {
+  /** gRPC target, e.g. 127.0.0.1:40123. */
+  endpoint: string;
+  stop(): Promise<void>;
+}
+
+export const PROBE_FUNCTION = fileURLToPath(new URL('./probe-function.ts', import.meta.url));
+
+/** A port that was free a moment ago. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => {
+        if (address !== null && typeof address === 'object') resolve(address.port);
+        else reject(new Error('cannot find a free port'));
+      });
+    });
+  });
+}
+
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => {
+      resolve(false);
+    });
+  });
+}
+
+async function waitListening(child: ChildProcess, port: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`function process exited with code ${child.exitCode}`);
+    if (await canConnect(port)) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`function process did not listen on ${port} within ${timeoutMs}ms`);
+}
+
+/**
+ * Runs `node --import tsx <script> --insecure --address 127.0.0.1:<port>` and waits until it listens. The port is
+ * a free one unless given (a test may start a function where a caller already tries to reach it).
+ */
+export async function startFunction(script: string = PROBE_FUNCTION, port?: number): Promise<FunctionProcess> {
+  port ??= await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', script, '--insecure', '--address', `127.0.0.1:${port}`], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  try {
+    await waitListening(child, port, 15_000);
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw err;
+  }
+  return {
+    endpoint: `127.0.0.1:${port}`,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) {
+          resolve();
+          return;
+        }
+        child.once('exit', () => {
+          resolve();
+        });
+        child.kill('SIGTERM');
+      }),
+  };
+}

@@ -1,0 +1,213 @@
+import { expect } from 'chai';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { packageRoot } from '../../../src/apis/index.js';
+import { runProgram, runRender, type RenderOptions } from '../../../src/cli/index.js';
+
+const examples = join(packageRoot(), 'examples');
+const XR = join(examples, '30-app.yaml');
+const COMPOSITION = join(examples, '20-composition.yaml');
+const FUNCTIONS = join(examples, '00-function.yaml');
+const OBSERVED = join(examples, 'render', 'observed-resources.yaml');
+
+interface Rendered {
+  code: number;
+  docs: Record<string, unknown>[];
+  stderr: string;
+}
+
+async function render(overrides: Partial<RenderOptions> = {}): Promise<Rendered> {
+  const out = { stdout: '', stderr: '' };
+  const code = await runRender(
+    {
+      xr: XR,
+      composition: COMPOSITION,
+      functions: FUNCTIONS,
+      includeFunctionResults: false,
+      includeContext: false,
+      timeoutMs: 5_000,
+      ...overrides,
+    },
+    { stdout: (t) => (out.stdout += t), stderr: (t) => (out.stderr += t) },
+  );
+  const docs = parseAllDocuments(out.stdout).map((d) => d.toJS() as Record<string, unknown>);
+  return { code, docs, stderr: out.stderr };
+}
+
+function tempFile(name: string, text: string): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'compositor-render-')), name);
+  writeFileSync(path, text);
+  return path;
+}
+
+describe('cli/render on examples/', () => {
+  it('prints the XR and the composed ConfigMap with the metadata Crossplane adds', async () => {
+    const { code, docs, stderr } = await render();
+    expect(stderr).to.equal('');
+    expect(code).to.equal(0);
+    expect(docs).to.deep.equal([
+      {
+        apiVersion: 'example.crossplane.io/v1',
+        kind: 'App',
+        metadata: { name: 'example', namespace: 'default' },
+        status: {
+          conditions: [
+            {
+              type: 'Ready',
+              status: 'False',
+              reason: 'Creating',
+              lastTransitionTime: '2024-01-01T00:00:00Z',
+              message: 'Unready resources: settings',
+            },
+          ],
+        },
+      },
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: {
+          generateName: 'example-',
+          namespace: 'default',
+          annotations: { 'crossplane.io/composition-resource-name': 'settings' },
+          labels: { 'crossplane.io/composite': 'example' },
+          ownerReferences: [
+            {
+              apiVersion: 'example.crossplane.io/v1',
+              kind: 'App',
+              name: 'example',
+              uid: '',
+              controller: true,
+              blockOwnerDeletion: true,
+            },
+          ],
+        },
+        data: { image: 'nginx:1.27', replicas: '2' },
+      },
+    ]);
+  });
+
+  it('uses observed resources: keeps their names, patches the XR status and lets auto-ready mark them ready', async () => {
+    const { code, docs } = await render({ observedResources: OBSERVED, includeFunctionResults: true });
+    expect(code).to.equal(0);
+    const [xr, configMap] = docs as [{ status: unknown }, { metadata: { name?: string; generateName?: string } }];
+    expect(xr.status).to.deep.equal({
+      image: 'nginx:1.27',
+      conditions: [{ type: 'Ready', status: 'True', reason: 'Available', lastTransitionTime: '2024-01-01T00:00:00Z' }],
+    });
+    expect(configMap.metadata.name).to.equal('example-3f1d2c4b5a69');
+    expect(configMap.metadata.generateName).to.equal(undefined);
+    expect(docs).to.have.length(2);
+  });
+
+  const failures: Record<string, { reason: string; options: () => Partial<RenderOptions>; want: RegExp }> = {
+    malformed: {
+      reason: 'a YAML syntax error names the file and the problem',
+      options: () => ({ xr: tempFile('xr.yaml', 'apiVersion: v1\nkind: [oops\n') }),
+      want: /^compositor render: cannot parse composite resource ".*xr\.yaml": .+ at line 3, column 1\n$/,
+    },
+    missing: {
+      reason: 'a missing file is named',
+      options: () => ({ composition: '/nonexistent/composition.yaml' }),
+      want: /^compositor render: cannot read composition "\/nonexistent\/composition\.yaml": no such file\n$/,
+    },
+    notAMapping: {
+      reason: 'a document that is not an object is rejected',
+      options: () => ({ functions: tempFile('functions.yaml', '- a\n- b\n') }),
+      want: /^compositor render: invalid functions ".*functions\.yaml": document 1 is not a YAML mapping\n$/,
+    },
+    wrongType: {
+      reason: 'a Composition for another XR type is rejected',
+      options: () => ({
+        composition: tempFile(
+          'composition.yaml',
+          'apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata: {name: c}\nspec:\n  compositeTypeRef: {apiVersion: example.org/v1, kind: XOther}\n  mode: Pipeline\n  pipeline: []\n',
+        ),
+      }),
+      want: /^compositor render: invalid composition ".*composition\.yaml": compositeTypeRef example\.org\/v1 XOther does not match/,
+    },
+    notBuiltIn: {
+      reason: 'a Function that is neither built in nor annotated with a development target cannot run',
+      options: () => ({
+        functions: tempFile(
+          'functions.yaml',
+          'apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-patch-and-transform}\nspec: {package: xpkg.crossplane.io/acme/function-other:v1}\n---\napiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-auto-ready}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.5.0}\n',
+        ),
+      }),
+      want: /^compositor render: invalid functions ".*": Function "function-patch-and-transform" is not built in; annotate it with render\.crossplane\.io\/runtime-development-target/,
+    },
+    fatal: {
+      reason: 'a FATAL result from a built-in fails the render with the step named',
+      options: () => ({
+        composition: tempFile(
+          'composition.yaml',
+          'apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata: {name: c}\nspec:\n  compositeTypeRef: {apiVersion: example.crossplane.io/v1, kind: App}\n  mode: Pipeline\n  pipeline:\n  - step: pt\n    functionRef: {name: function-patch-and-transform}\n    input: {apiVersion: pt.fn.crossplane.io/v1beta1, kind: Resources}\n',
+        ),
+      }),
+      want: /^compositor render: pipeline step "pt" returned a fatal result: invalid Function input: resources: Required value: resources or environment patches are required\n$/,
+    },
+  };
+  for (const [name, c] of Object.entries(failures)) {
+    it(`exits 1 with one line: ${name}`, async () => {
+      const { code, docs, stderr } = await render(c.options());
+      expect(code, c.reason).to.equal(1);
+      expect(stderr, c.reason).to.match(c.want);
+      expect(stderr.trimEnd().split('\n'), c.reason).to.have.length(1);
+      expect(docs, c.reason).to.deep.equal([]);
+    });
+  }
+});
+
+describe('cli/program render', () => {
+  async function parse(argv: string[]): Promise<{ code: number; options?: RenderOptions; stderr: string }> {
+    const result: { code: number; options?: RenderOptions; stderr: string } = { code: -1, stderr: '' };
+    result.code = await runProgram(
+      argv,
+      {
+        start: () => Promise.resolve(0),
+        dev: () => Promise.resolve(0),
+        render: (options) => {
+          result.options = options;
+          return Promise.resolve(0);
+        },
+      },
+      { writeOut: () => undefined, writeErr: (t) => (result.stderr += t) },
+    );
+    return result;
+  }
+
+  it('passes the files and flags to the render handler', async () => {
+    const { code, options } = await parse([
+      'render',
+      'xr.yaml',
+      'c.yaml',
+      'f.yaml',
+      '--observed-resources=o.yaml',
+      '-r',
+    ]);
+    expect(code).to.equal(0);
+    expect(options).to.deep.equal({
+      xr: 'xr.yaml',
+      composition: 'c.yaml',
+      functions: 'f.yaml',
+      observedResources: 'o.yaml',
+      includeFunctionResults: true,
+      includeContext: false,
+      timeoutMs: 60_000,
+    });
+  });
+
+  it('exits 2 with one line for a bad flag or a missing argument', async () => {
+    for (const argv of [
+      ['render', 'xr.yaml', 'c.yaml', 'f.yaml', '--timeout=soon'],
+      ['render', 'xr.yaml'],
+      ['render', 'xr.yaml', 'c.yaml', 'f.yaml', '--no-such-flag'],
+    ]) {
+      const { code, options, stderr } = await parse(argv);
+      expect(code, argv.join(' ')).to.equal(2);
+      expect(options, argv.join(' ')).to.equal(undefined);
+      expect(stderr.trimEnd().split('\n'), argv.join(' ')).to.have.length(1);
+    }
+  });
+});

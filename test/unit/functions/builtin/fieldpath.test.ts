@@ -1,0 +1,63 @@
+import { expect } from 'chai';
+import {
+  expandWildcards,
+  findValue,
+  getValue,
+  isNotFound,
+  parsePath,
+  setValue,
+} from '../../../../src/functions/builtin/fieldpath.js';
+
+describe('functions/builtin/fieldpath', () => {
+  const parses: Record<string, { path: string; want: unknown }> = {
+    simple: {
+      path: 'spec.forProvider.region',
+      want: [{ field: 'spec' }, { field: 'forProvider' }, { field: 'region' }],
+    },
+    index: {
+      path: 'spec.items[2].name',
+      want: [{ field: 'spec' }, { field: 'items' }, { index: 2 }, { field: 'name' }],
+    },
+    dottedKey: {
+      path: 'metadata.annotations[crossplane.io/external-name]',
+      want: [{ field: 'metadata' }, { field: 'annotations' }, { field: 'crossplane.io/external-name' }],
+    },
+    quotedKey: { path: "labels['a.b']", want: [{ field: 'labels' }, { field: 'a.b' }] },
+    leadingBracket: { path: '[a.b].c', want: [{ field: 'a.b' }, { field: 'c' }] },
+  };
+  for (const [name, c] of Object.entries(parses)) {
+    it(`parses ${name}`, () => {
+      expect(parsePath(c.path)).to.deep.equal(c.want);
+    });
+  }
+
+  it('reports parse errors with the position, as crossplane-runtime does', () => {
+    expect(() => parsePath('metadata..uid')).to.throw(
+      `cannot parse path "metadata..uid": unexpected '.' at position 9`,
+    );
+    expect(() => parsePath('a[b')).to.throw(`cannot parse path "a[b": unterminated '[' at position 1`);
+  });
+
+  it('reports a missing field by the path up to it', () => {
+    let thrown: unknown;
+    try {
+      getValue({ spec: {} }, 'spec.a.b');
+    } catch (err) {
+      thrown = err;
+    }
+    expect(isNotFound(thrown)).to.equal(true);
+    expect((thrown as Error).message).to.equal('spec.a: no such field');
+    expect(findValue({ spec: {} }, 'spec.a.b')).to.equal(undefined);
+  });
+
+  it('creates objects and arrays on the way when setting', () => {
+    const o: Record<string, unknown> = {};
+    setValue(o, 'spec.list[1].name', 'x');
+    expect(o).to.deep.equal({ spec: { list: [null, { name: 'x' }] } });
+  });
+
+  it('expands wildcards over arrays and objects that exist', () => {
+    expect(expandWildcards({ a: [{}, {}], m: { x: 1, y: 2 } }, 'a[*].b')).to.deep.equal(['a[0].b', 'a[1].b']);
+    expect(expandWildcards({ m: { x: 1, y: 2 } }, 'm[*]')).to.deep.equal(['m.x', 'm.y']);
+  });
+});
