@@ -7,9 +7,9 @@ export function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
       server.close(() => {
-        resolve(port);
+        if (address !== null && typeof address === 'object') resolve(address.port);
+        else reject(new Error('cannot find a free port'));
       });
     });
   });

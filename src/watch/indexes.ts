@@ -1,4 +1,5 @@
 import type { KubeObject } from '../kube/index.js';
+import { objectKey } from './events.js';
 import type { IndexFunction } from './store.js';
 
 // Secondary indexes the composite controllers put on shared informers, so an event maps to the XRs it concerns
@@ -75,7 +76,7 @@ export function controllerOwnerKeys(object: KubeObject, xr: XrKind): string[] {
   return owners
     .filter((owner) => owner.controller === true && owner.kind === xr.kind && groupOf(owner.apiVersion) === xr.group)
     .map((owner) =>
-      xr.namespaced && object.metadata.namespace ? `${object.metadata.namespace}/${owner.name}` : owner.name,
+      objectKey({ metadata: { name: owner.name, namespace: xr.namespaced ? object.metadata.namespace : undefined } }),
     );
 }
 

@@ -1,7 +1,8 @@
 // Starts a test function as a real, separate process serving gRPC on a free loopback port.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../../e2e/controlplane/ports.js';
 
 export interface FunctionProcess {
   /** gRPC target, e.g. 127.0.0.1:40123. */
@@ -10,21 +11,6 @@ export interface FunctionProcess {
 }
 
 export const PROBE_FUNCTION = fileURLToPath(new URL('./probe-function.ts', import.meta.url));
-
-/** A port that was free a moment ago. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => {
-        if (address !== null && typeof address === 'object') resolve(address.port);
-        else reject(new Error('cannot find a free port'));
-      });
-    });
-  });
-}
 
 function canConnect(port: number): Promise<boolean> {
   return new Promise((resolve) => {

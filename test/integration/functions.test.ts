@@ -21,7 +21,8 @@ import {
   type RequiredResourceFetcher,
   type Resources,
 } from '../../src/functions/index.js';
-import { freePort, startFunction, type FunctionProcess } from '../functions/process.js';
+import { freePort } from '../../e2e/controlplane/ports.js';
+import { startFunction, type FunctionProcess } from '../functions/process.js';
 
 const XR = { apiVersion: 'example.org/v1', kind: 'XApp', metadata: { name: 'app', namespace: 'default' } };
 const observed = { composite: { resource: XR } };
