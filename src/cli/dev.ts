@@ -3,6 +3,7 @@ import { ControlPlane } from '../../e2e/controlplane/index.js';
 import { loadCrds } from '../apis/index.js';
 import { createLogger, Manager, shutdownSignal } from '../manager/index.js';
 import { createMetrics } from '../metrics/index.js';
+import { Engine } from './engine.js';
 import { ExampleApplier } from './examples.js';
 import type { DevOptions } from './program.js';
 import { runManager, type Output } from './start.js';
@@ -34,13 +35,17 @@ export async function runDev(options: DevOptions, output: Output): Promise<numbe
   }
   try {
     if (signal.aborted) return 0;
+    const metrics = createMetrics();
     const manager = new Manager({
       config: { ...config, installCrds: true },
       log,
-      metrics: createMetrics(),
+      metrics,
       kubeConfig: () => plane.kubeConfig,
       crds: () => loadCrds(),
-      runnables: (client) => [new ExampleApplier(client, resolve(options.examplesDir), log)],
+      runnables: (client) => [
+        new Engine({ client, config, metrics, log }),
+        new ExampleApplier(client, resolve(options.examplesDir), log),
+      ],
     });
     return await runManager(manager, {
       signal,

@@ -15,6 +15,7 @@ export interface StartConfig {
   leaderElection: boolean;
   functionTimeoutMs: number;
   functionInsecure: boolean;
+  functionTlsDir: string;
   builtinFunctions: boolean;
   metricsBindAddress: string;
   healthProbeBindAddress: string;
@@ -129,6 +130,14 @@ export const START_FLAGS: readonly FlagDefinition[] = [
     kind: 'boolean',
     default: 'false',
     description: 'Call composition functions over plaintext gRPC instead of mTLS (local use only).',
+  },
+  {
+    name: 'function-tls-dir',
+    key: 'functionTlsDir',
+    kind: 'path',
+    default: '/tls/client',
+    description:
+      'Directory with the mTLS client certificate for function calls (ca.crt, tls.crt, tls.key), as Crossplane mounts it.',
   },
   {
     name: 'builtin-functions',

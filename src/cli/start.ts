@@ -2,6 +2,7 @@ import { loadCrds } from '../apis/index.js';
 import { loadKubeConfig } from '../kube/index.js';
 import { createLogger, Manager, shutdownSignal, StartupError, type Logger } from '../manager/index.js';
 import { createMetrics } from '../metrics/index.js';
+import { Engine } from './engine.js';
 import type { StartConfig } from './flags.js';
 
 export interface Output {
@@ -12,12 +13,14 @@ export interface Output {
 /** `compositor start`: runs until SIGTERM/SIGINT. Exit 0 after a graceful stop, 1 when it cannot start. */
 export async function runStart(config: StartConfig, output: Output): Promise<number> {
   const log = createLogger(config.logLevel);
+  const metrics = createMetrics();
   const manager = new Manager({
     config,
     log,
-    metrics: createMetrics(),
+    metrics,
     kubeConfig: () => loadKubeConfig({ path: config.kubeconfig }),
     crds: () => loadCrds(),
+    runnables: (client) => [new Engine({ client, config, metrics, log })],
   });
   return runManager(manager, { signal: shutdownSignal(log), log, output });
 }

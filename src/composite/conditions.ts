@@ -23,8 +23,9 @@ export function setCondition(existing: readonly Condition[], next: Condition, no
       transitioned || !previous.lastTransitionTime ? now().toISOString() : previous.lastTransitionTime,
   };
   if (condition.message === undefined || condition.message === '') delete condition.message;
-  const others = existing.filter((c) => c.type !== next.type);
-  return [...others, condition];
+  // Replaced in place, so the list keeps its order and an unchanged status compares equal field by field.
+  if (!previous) return [...existing, condition];
+  return existing.map((c) => (c.type === next.type ? condition : c));
 }
 
 /** True when both conditions say the same thing (ignoring the transition time). */

@@ -9,6 +9,7 @@ import {
   type Subscription,
 } from 'rxjs';
 import type { Logger } from 'pino';
+import type { KubeObject } from '../kube/index.js';
 import {
   circuitBreaker,
   type Breaker,
@@ -29,6 +30,7 @@ import {
   type Informer,
   type InformerLease,
   type InformerRegistry,
+  type ObjectStore,
   type WatchEvent,
   type XrKind,
 } from '../watch/index.js';
@@ -45,6 +47,12 @@ export interface CompositeEventPipelineOptions {
   ownWrites: OwnWrites;
   /** --enable-realtime-compositions: when false, composed resources are not watched at all. */
   realtime: boolean;
+  /**
+   * For XRs in the first list after start: a delay to enqueue them after instead of at once (settled XRs are
+   * spread out so a restart does not re-run every pipeline), or undefined to enqueue now.
+   */
+  initialDelayMs?: (object: KubeObject) => number | undefined;
+  enqueueAfter?: (key: string, delayMs: number) => void;
   logger: Logger;
   scheduler?: SchedulerLike;
 }
@@ -62,6 +70,8 @@ interface ComposedWatch {
 export class CompositeEventPipeline {
   private readonly composedStreams = new Subject<Observable<XrEvent>>();
   private readonly composed = new Map<string, Promise<ComposedWatch | undefined>>();
+  /** Composed kinds whose caches are synced, for the reconciler to read from. */
+  private readonly synced = new Map<string, Informer>();
   private xrLease: InformerLease | undefined;
   private revisionLease: InformerLease | undefined;
   private subscription: Subscription | undefined;
@@ -74,6 +84,18 @@ export class CompositeEventPipeline {
     return this.xrLease.informer;
   }
 
+  /** The CompositionRevision cache. */
+  get revisionInformer(): Informer {
+    if (!this.revisionLease) throw new Error('the event pipeline is not started');
+    return this.revisionLease.informer;
+  }
+
+  /** The cache of a composed kind once it is watched and synced; undefined otherwise. */
+  composedStore(apiVersion: string, kind: string): ObjectStore | undefined {
+    const informer = this.synced.get(`${apiVersion}/${kind}`);
+    return informer && !informer.isStopped() ? informer.store : undefined;
+  }
+
   /** Starts watching XRs and revisions; resolves when both caches are synced. */
   async start(): Promise<void> {
     const { informers, xr } = this.options;
@@ -84,8 +106,15 @@ export class CompositeEventPipeline {
     store.addIndex(COMPOSITION_INDEX, compositionIndex);
     this.revisionLease = await informers.acquire(COMPOSITION_REVISION.apiVersion, COMPOSITION_REVISION.kind);
 
-    const xrEvents = this.xrLease.informer.events$.pipe(
-      mergeMap((event) => this.safely('XR', event, () => [toXrEvent(objectKey(event.object), event, true)])),
+    const xrInformer = this.xrLease.informer;
+    const xrEvents = xrInformer.events$.pipe(
+      mergeMap((event) =>
+        this.safely('XR', event, () => {
+          const initial = event.type === 'add' && !xrInformer.hasSynced;
+          if (initial && this.deferred(event.object)) return [];
+          return [toXrEvent(objectKey(event.object), event, true)];
+        }),
+      ),
     );
     const revisionEvents = this.revisionLease.informer.events$.pipe(
       mergeMap((event) => this.safely('CompositionRevision', event, () => this.revisionToXrs(event))),
@@ -102,7 +131,9 @@ export class CompositeEventPipeline {
         this.options.enqueue(key);
       });
     // A shared XR informer may have synced before we subscribed; its objects then never arrive as events.
-    if (this.xrLease.informer.hasSynced) for (const key of store.keys()) this.options.enqueue(key);
+    if (xrInformer.hasSynced) {
+      for (const object of store.list()) if (!this.deferred(object)) this.options.enqueue(objectKey(object));
+    }
     await Promise.all([this.xrLease.informer.waitForSync(), this.revisionLease.informer.waitForSync()]);
   }
 
@@ -119,7 +150,10 @@ export class CompositeEventPipeline {
       this.composed.set(gvk, watch);
     }
     // Resolving only once the cache is synced means every change after this call reaches the XR.
-    await (await watch)?.lease.informer.waitForSync();
+    const informer = (await watch)?.lease.informer;
+    if (!informer) return;
+    await informer.waitForSync();
+    if (this.composed.get(gvk) === watch) this.synced.set(gvk, informer);
   }
 
   /** Stops watching a composed kind no XR of this controller composes any more. */
@@ -127,6 +161,7 @@ export class CompositeEventPipeline {
     const gvk = `${apiVersion}/${kind}`;
     const watch = await this.composed.get(gvk);
     this.composed.delete(gvk);
+    this.synced.delete(gvk);
     if (!watch) return;
     watch.stop$.next();
     await watch.lease.release();
@@ -141,6 +176,7 @@ export class CompositeEventPipeline {
     this.subscription?.unsubscribe();
     const watches = await Promise.allSettled(this.composed.values());
     this.composed.clear();
+    this.synced.clear();
     await Promise.all(
       watches.flatMap((watch) => (watch.status === 'fulfilled' && watch.value ? [watch.value.lease.release()] : [])),
     );
@@ -194,6 +230,15 @@ export class CompositeEventPipeline {
     const composition = labels[COMPOSITION_NAME_LABEL];
     if (composition !== undefined) xrs.push(...store.byIndex(COMPOSITION_INDEX, composition));
     return [...new Set(xrs.map(objectKey))].map((key) => toXrEvent(key, event, false));
+  }
+
+  /** Enqueues an XR of the first list later when initialDelayMs says so; true when it did. */
+  private deferred(object: KubeObject): boolean {
+    const { initialDelayMs, enqueueAfter } = this.options;
+    const delayMs = initialDelayMs?.(object);
+    if (delayMs === undefined || delayMs <= 0 || !enqueueAfter) return false;
+    enqueueAfter(objectKey(object), delayMs);
+    return true;
   }
 
   /** A mapping that throws is logged and yields nothing; it must never end the controller's event stream. */

@@ -1,5 +1,6 @@
 // composite: the XR reconciler. Composition selection, the function pipeline, apply, garbage collection, status
-// and the requeue decision. The pure parts (naming, poll intervals, reconcile requests, conditions) live here too.
+// and the requeue decision, plus the controller that feeds it events. The pure parts (naming, poll intervals,
+// reconcile requests, conditions, selection, restart spread) have no Kubernetes imports.
 export { childName } from './names.js';
 export {
   effectivePollInterval,
@@ -11,3 +12,36 @@ export {
 export { pendingReconcileRequest, RECONCILE_REQUESTED_AT_ANNOTATION } from './reconcileRequest.js';
 export { sameCondition, setCondition, SYSTEM_CONDITION_TYPES, unreadyMessage, type Condition } from './conditions.js';
 export { COMPOSITION_REVISION, CompositeEventPipeline, type CompositeEventPipelineOptions } from './eventPipeline.js';
+export {
+  APPLIED_DIGEST_ANNOTATION,
+  composedFieldManager,
+  isApplied,
+  isSubset,
+  renderComposed,
+  RESOURCE_NAME_ANNOTATION,
+  withAppliedDigest,
+} from './composed.js';
+export {
+  COMPOSITION_NAME_LABEL,
+  selectComposition,
+  selectRevision,
+  SelectionError,
+  RevisionPendingError,
+  type CompositionObject,
+  type RevisionObject,
+  type XrdDefaults,
+} from './selection.js';
+export { StatusDraft } from './status.js';
+export { isSettled, restartDelayMs } from './restart.js';
+export {
+  COMPOSITE_FIELD_MANAGER,
+  CompositeReconciler,
+  type CompositeReconcilerOptions,
+  type XrType,
+} from './reconciler.js';
+export {
+  CompositeController,
+  type CompositeControllerOptions,
+  type CompositeControllerSettings,
+} from './controller.js';
+export { COMPOSITE_FINALIZER, COMPOSITE_LABEL, PAUSED_ANNOTATION, type Xr } from './xr.js';

@@ -1,5 +1,6 @@
-// definition: the XRD controller. Validates CompositeResourceDefinitions, renders the CRD of their composite
-// resources and (with the watch layer) starts and stops one composite controller per XRD.
+// definition: the XRD controller and the Composition revision controller. Validates CompositeResourceDefinitions,
+// renders the CRD of their composite resources, starts and stops one composite controller per XRD, and turns
+// every Composition change into a CompositionRevision.
 export { renderXrCrd } from './render.js';
 export { validateXrd } from './validate.js';
 export {
@@ -10,3 +11,12 @@ export {
   type XrdScope,
   type XrdVersion,
 } from './xrd.js';
+export {
+  DEFINITION_FINALIZER,
+  DefinitionController,
+  typeOf,
+  type CompositeFactoryInput,
+  type DefinitionControllerOptions,
+  type RunningComposite,
+} from './controller.js';
+export { CompositionRevisionController, type CompositionRevisionControllerOptions } from './revisions.js';

@@ -13,3 +13,14 @@ export { ensureCrds, isEstablished, waitForEstablished, type EnsureCrdsOptions }
 export { Discovery, KindNotServedError, type ResourceInfo } from './discovery.js';
 export { applyObject, type KubeObject } from './apply.js';
 export { ClientRateLimiter, clientRateFor, type RequestLimiter } from './rateLimiter.js';
+export {
+  DEFAULT_AGGREGATION_WINDOW_MS,
+  DEFAULT_MAX_TRACKED,
+  DEFAULT_REPORTING_CONTROLLER,
+  EventRecorder,
+  RecordingEventSink,
+  type EventInput,
+  type EventRecorderOptions,
+  type EventSink,
+  type EventTarget,
+} from './events.js';

@@ -64,6 +64,7 @@ describe('cli/program', () => {
       leaderElection: false,
       functionTimeoutMs: 60_000,
       functionInsecure: false,
+      functionTlsDir: '/tls/client',
       builtinFunctions: true,
       metricsBindAddress: ':8080',
       healthProbeBindAddress: ':8081',
@@ -106,6 +107,7 @@ describe('cli/program', () => {
     '--leader-election=true': { args: ['--leader-election=true'], want: { leaderElection: true } },
     '--function-timeout': { args: ['--function-timeout=15s'], want: { functionTimeoutMs: 15_000 } },
     '--function-insecure': { args: ['--function-insecure'], want: { functionInsecure: true } },
+    '--function-tls-dir': { args: ['--function-tls-dir=/certs'], want: { functionTlsDir: '/certs' } },
     '--builtin-functions=false': { args: ['--builtin-functions=false'], want: { builtinFunctions: false } },
     '--builtin-functions=0 (Go ParseBool spelling)': {
       args: ['--builtin-functions=0'],

@@ -1,0 +1,183 @@
+import type { ChannelCredentials } from '@grpc/grpc-js';
+import { CompositeController } from '../composite/index.js';
+import { CompositionRevisionController, DefinitionController } from '../definition/index.js';
+import {
+  builtinFunctions,
+  CachingRunner,
+  FunctionCallError,
+  GrpcFunctionRunner,
+  insecureCredentials,
+  lookupEndpointResolver,
+  mtlsCredentials,
+  RoutingRunner,
+  type FunctionObject,
+  type FunctionRevisionObject,
+  type FunctionRunner,
+} from '../functions/index.js';
+import { Discovery, EventRecorder, KindNotServedError, type KubeClient } from '../kube/index.js';
+import type { Logger, Runnable } from '../manager/index.js';
+import type { Metrics } from '../metrics/index.js';
+import { InformerRegistry, type InformerLease } from '../watch/index.js';
+import type { StartConfig } from './flags.js';
+
+/** Where Crossplane runs functions; the last resort of endpoint resolution (dns:///<fn>.<namespace>:9443). */
+const FUNCTION_NAMESPACE = 'crossplane-system';
+const FUNCTION = { apiVersion: 'pkg.crossplane.io/v1', kind: 'Function' };
+const FUNCTION_REVISION = { apiVersion: 'pkg.crossplane.io/v1', kind: 'FunctionRevision' };
+
+export interface EngineOptions {
+  client: KubeClient;
+  config: StartConfig;
+  metrics: Metrics;
+  log: Logger;
+}
+
+/**
+ * The composition engine as one runnable: shared informers, the event recorder, the function runtime, the
+ * CompositionRevision controller and the XRD controller (which runs one composite controller per XRD).
+ */
+export class Engine implements Runnable {
+  readonly name = 'composition-engine';
+  readonly informers: InformerRegistry;
+  readonly events: EventRecorder;
+  private readonly discovery: Discovery;
+  private readonly revisions: CompositionRevisionController;
+  readonly definitions: DefinitionController;
+  private functionLease: InformerLease | undefined;
+  private functionRevisionLease: InformerLease | undefined;
+  private grpc: GrpcFunctionRunner | undefined;
+  private credentials: ChannelCredentials | Error | undefined;
+
+  constructor(private readonly options: EngineOptions) {
+    const { client, config, metrics, log } = options;
+    this.discovery = new Discovery(client);
+    this.informers = new InformerRegistry({
+      client,
+      kubeConfig: client.kubeConfig,
+      discovery: this.discovery,
+      logger: log,
+      syncIntervalMs: config.syncIntervalMs,
+    });
+    this.events = new EventRecorder({ client, logger: log });
+    this.revisions = new CompositionRevisionController({
+      client,
+      informers: this.informers,
+      metrics,
+      logger: log,
+      maxReconcileRate: config.maxReconcileRate,
+    });
+    const runner = this.functionRunner();
+    this.definitions = new DefinitionController({
+      client,
+      informers: this.informers,
+      events: this.events,
+      metrics,
+      logger: log,
+      maxReconcileRate: config.maxReconcileRate,
+      stopDeadlineMs: config.gracefulShutdownTimeoutMs,
+      newComposite: (input) =>
+        new CompositeController({
+          ...input,
+          client,
+          discovery: this.discovery,
+          informers: this.informers,
+          runner,
+          events: this.events,
+          metrics,
+          logger: log,
+          settings: {
+            pollIntervalMs: config.pollIntervalMs,
+            minPollIntervalMs: config.minPollIntervalMs,
+            realtime: config.enableRealtimeCompositions,
+            maxReconcileRate: config.maxReconcileRate,
+            workers: config.maxConcurrentReconciles,
+            breaker: {
+              burst: config.circuitBreakerBurst,
+              refillRatePerSecond: config.circuitBreakerRefillRate,
+              cooldownMs: config.circuitBreakerCooldownMs,
+              halfOpenIntervalMs: config.circuitBreakerHalfOpenIntervalMs,
+            },
+          },
+        }),
+    });
+  }
+
+  async start(): Promise<void> {
+    const { config, log } = this.options;
+    this.credentials = config.functionInsecure
+      ? insecureCredentials()
+      : await mtlsCredentials(config.functionTlsDir).catch((err: unknown) => err as Error);
+    if (this.credentials instanceof Error) {
+      log.warn(
+        { error: this.credentials.message },
+        'no function client certificate: functions that are not built in cannot be called (use --function-insecure for plaintext)',
+      );
+    }
+    this.functionLease = await this.informers.acquire(FUNCTION.apiVersion, FUNCTION.kind);
+    this.functionRevisionLease = await this.informers
+      .acquire(FUNCTION_REVISION.apiVersion, FUNCTION_REVISION.kind)
+      .catch((err: unknown) => {
+        // FunctionRevisions exist only where Crossplane's package manager runs; endpoints then come from elsewhere.
+        if (err instanceof KindNotServedError) return undefined;
+        throw err;
+      });
+    await Promise.all([this.functionLease.informer.waitForSync(), this.functionRevisionLease?.informer.waitForSync()]);
+    await this.revisions.start();
+    await this.definitions.start();
+  }
+
+  async stop(deadline: AbortSignal): Promise<void> {
+    const remainingMs = deadline.aborted ? 0 : this.options.config.gracefulShutdownTimeoutMs;
+    await this.definitions.stop(remainingMs);
+    await this.revisions.stop(deadline);
+    this.grpc?.close();
+    await this.events.flush();
+    await this.informers.stopAll();
+  }
+
+  private functionRunner(): FunctionRunner {
+    const lookup = {
+      getFunction: (name: string): Promise<FunctionObject | undefined> =>
+        Promise.resolve(this.functionLease?.informer.store.get(name) as FunctionObject | undefined),
+      listRevisions: (): Promise<readonly FunctionRevisionObject[]> =>
+        Promise.resolve((this.functionRevisionLease?.informer.store.list() ?? []) as FunctionRevisionObject[]),
+    };
+    const remote: FunctionRunner = {
+      run: (call) => {
+        if (!this.credentials || this.credentials instanceof Error) {
+          const why = this.credentials?.message ?? 'not started';
+          return Promise.reject(
+            new FunctionCallError(
+              call.functionName,
+              call.step,
+              `${why}; mount the client certificate or use --function-insecure`,
+            ),
+          );
+        }
+        this.grpc ??= new GrpcFunctionRunner({
+          resolveEndpoint: lookupEndpointResolver(lookup, FUNCTION_NAMESPACE),
+          credentials: this.credentials,
+          timeoutMs: this.options.config.functionTimeoutMs,
+        });
+        return this.grpc.run(call);
+      },
+    };
+    const router = new RoutingRunner({
+      builtins: builtinFunctions(),
+      enabled: this.options.config.builtinFunctions,
+      packageOf: async (name) => {
+        const fn = await lookup.getFunction(name);
+        if (!fn) {
+          throw new FunctionCallError(
+            name,
+            undefined,
+            `Function "${name}" not found: install a pkg.crossplane.io/v1 Function named "${name}" or fix the Composition's functionRef`,
+          );
+        }
+        return fn.spec?.package ?? '';
+      },
+      remote,
+    });
+    return new CachingRunner(router);
+  }
+}

@@ -1,0 +1,188 @@
+import type { Logger } from 'pino';
+import { OwnWrites, TokenBucketBreaker, type BreakerSettings, type Transition } from '../circuitbreaker/index.js';
+import type { FunctionRunner } from '../functions/index.js';
+import { isConflict, type Discovery, type EventSink, type KubeClient } from '../kube/index.js';
+import type { Metrics } from '../metrics/index.js';
+import { ReconcileQueue } from '../queue/index.js';
+import type { InformerLease, InformerRegistry, ObjectStore } from '../watch/index.js';
+import { CompositeEventPipeline } from './eventPipeline.js';
+import { effectivePollInterval, type PollIntervalFlags } from './pollInterval.js';
+import { CompositeReconciler, failureMessage, type ComposedCache, type XrType } from './reconciler.js';
+import { restartDelayMs } from './restart.js';
+import type { XrdDefaults } from './selection.js';
+import { describe, type Xr } from './xr.js';
+
+export interface CompositeControllerSettings extends PollIntervalFlags {
+  realtime: boolean;
+  /** --max-reconcile-rate: the queue's global token bucket. */
+  maxReconcileRate: number;
+  /** --max-concurrent-reconciles. */
+  workers: number;
+  breaker: Partial<BreakerSettings>;
+}
+
+export interface CompositeControllerOptions {
+  /** composite/<plural>.<group> */
+  name: string;
+  xrType: XrType & { group: string };
+  xrd: () => XrdDefaults;
+  client: KubeClient;
+  discovery: Discovery;
+  informers: InformerRegistry;
+  runner: FunctionRunner;
+  events: EventSink;
+  metrics: Metrics;
+  logger: Logger;
+  settings: CompositeControllerSettings;
+}
+
+const COMPOSITION = { apiVersion: 'apiextensions.crossplane.io/v1', kind: 'Composition' };
+
+/**
+ * One composite controller: the event pipeline (XR, composed and revision watches through the per-XR breaker),
+ * the work queue and the reconciler for one XR kind. Started and stopped by the XRD controller.
+ */
+export class CompositeController {
+  private readonly ownWrites = new OwnWrites();
+  private readonly breaker: TokenBucketBreaker;
+  private readonly queue: ReconcileQueue;
+  private readonly pipeline: CompositeEventPipeline;
+  private readonly kindsByXr = new Map<string, readonly string[]>();
+  private readonly xrsByKind = new Map<string, number>();
+  private compositionLease: InformerLease | undefined;
+  private reconciler: CompositeReconciler | undefined;
+
+  constructor(private readonly options: CompositeControllerOptions) {
+    const { name, metrics, logger, settings } = options;
+    this.breaker = new TokenBucketBreaker({
+      ...settings.breaker,
+      controller: name,
+      metrics,
+      onTransition: (transition) => {
+        this.onBreakerTransition(transition);
+      },
+    });
+    this.queue = new ReconcileQueue({
+      name,
+      metrics,
+      workers: settings.workers,
+      ratePerSecond: settings.maxReconcileRate,
+      isConflict,
+      reconcile: (key, signal) => {
+        if (!this.reconciler) throw new Error('the composite controller is not started');
+        return this.reconciler.reconcile(key, signal);
+      },
+      onError: (key, err) => {
+        logger.info({ controller: name, xr: key, err: failureMessage(err) }, 'reconcile failed; backing off');
+      },
+    });
+    this.pipeline = new CompositeEventPipeline({
+      xr: options.xrType,
+      informers: options.informers,
+      enqueue: (key) => {
+        this.queue.add(key);
+      },
+      enqueueAfter: (key, delayMs) => {
+        this.queue.addAfter(key, delayMs);
+      },
+      initialDelayMs: (object) =>
+        restartDelayMs(object, effectivePollInterval((object as Xr).metadata.annotations, settings).ms),
+      breaker: this.breaker,
+      ownWrites: this.ownWrites,
+      realtime: settings.realtime,
+      logger,
+    });
+  }
+
+  get name(): string {
+    return this.options.name;
+  }
+
+  /** Keys queued, reconciling, waiting: for diagnostics and tests. */
+  stats(): ReturnType<ReconcileQueue['stats']> {
+    return this.queue.stats();
+  }
+
+  async start(): Promise<void> {
+    const { options } = this;
+    this.compositionLease = await options.informers.acquire(COMPOSITION.apiVersion, COMPOSITION.kind);
+    await this.compositionLease.informer.waitForSync();
+    await this.pipeline.start();
+    this.reconciler = new CompositeReconciler({
+      controller: options.name,
+      xrType: options.xrType,
+      xrd: options.xrd,
+      xrs: this.pipeline.xrInformer.store,
+      compositions: this.compositionLease.informer.store,
+      revisions: this.pipeline.revisionInformer.store,
+      composed: this.composedCache(),
+      client: options.client,
+      discovery: options.discovery,
+      runner: options.runner,
+      events: options.events,
+      breaker: this.breaker,
+      ownWrites: this.ownWrites,
+      timing: options.settings,
+      logger: options.logger.child({ controller: options.name }),
+    });
+    this.queue.start();
+  }
+
+  async stop(deadlineMs: number): Promise<void> {
+    await this.queue.shutdown(deadlineMs);
+    await this.pipeline.stop();
+    await this.compositionLease?.release();
+    this.compositionLease = undefined;
+  }
+
+  private composedCache(): ComposedCache {
+    return {
+      store: (apiVersion, kind): ObjectStore | undefined => this.pipeline.composedStore(apiVersion, kind),
+      watch: (apiVersion, kind) => this.pipeline.watchComposed(apiVersion, kind),
+      setKinds: (xrKey, kinds) => {
+        this.setKinds(xrKey, kinds);
+      },
+    };
+  }
+
+  /** Reference-counts composed kinds over XRs; the last XR to stop composing a kind stops its watch. */
+  private setKinds(xrKey: string, kinds: readonly string[]): void {
+    const before = this.kindsByXr.get(xrKey) ?? [];
+    if (kinds.length === 0) this.kindsByXr.delete(xrKey);
+    else this.kindsByXr.set(xrKey, kinds);
+    for (const kind of kinds) if (!before.includes(kind)) this.xrsByKind.set(kind, (this.xrsByKind.get(kind) ?? 0) + 1);
+    for (const kind of before) {
+      if (kinds.includes(kind)) continue;
+      const left = (this.xrsByKind.get(kind) ?? 1) - 1;
+      if (left > 0) {
+        this.xrsByKind.set(kind, left);
+        continue;
+      }
+      this.xrsByKind.delete(kind);
+      const slash = kind.lastIndexOf('/');
+      this.pipeline.unwatchComposed(kind.slice(0, slash), kind.slice(slash + 1)).catch((err: unknown) => {
+        this.options.logger.warn({ kind, err: failureMessage(err) }, 'cannot stop watching a composed kind');
+      });
+    }
+  }
+
+  /** Open: a Warning event, and one reconcile to report Responsive False. Closed: a Normal event. */
+  private onBreakerTransition(transition: Transition): void {
+    const xr = this.pipeline.xrInformer.store.get(transition.key);
+    if (transition.to === 'open') this.queue.add(transition.key);
+    if (!xr) return;
+    if (transition.to === 'open') {
+      this.options.events.event(xr, {
+        type: 'Warning',
+        reason: 'CircuitBreakerOpen',
+        message: `Too many watch events from ${transition.triggeredBy ?? 'unknown source'}; allowing events periodically`,
+      });
+    } else {
+      this.options.events.event(xr, {
+        type: 'Normal',
+        reason: 'CircuitBreakerClosed',
+        message: `Watch events for ${describe(xr)} are let through again`,
+      });
+    }
+  }
+}

@@ -1,0 +1,659 @@
+import type { Logger } from 'pino';
+import { responsiveCondition, type Breaker, type OwnWrites } from '../circuitbreaker/index.js';
+import {
+  digest,
+  PipelineFatalError,
+  RequirementsRunner,
+  runPipeline,
+  type FunctionRunner,
+  type JsonObject,
+  type PipelineOutput,
+  type State,
+} from '../functions/index.js';
+import {
+  ApiError,
+  CONTENT_TYPE,
+  isConflict,
+  isNotFound,
+  type Discovery,
+  type EventSink,
+  type KubeClient,
+} from '../kube/index.js';
+import type { ReconcileResult } from '../queue/index.js';
+import type { ObjectStore } from '../watch/index.js';
+import {
+  ComposedResourceError,
+  composedFieldManager,
+  controllerOf,
+  isApplied,
+  renderComposed,
+  RESOURCE_NAME_ANNOTATION,
+  withAppliedDigest,
+  type ComposedObject,
+} from './composed.js';
+import { SYSTEM_CONDITION_TYPES, unreadyMessage } from './conditions.js';
+import { effectivePollInterval, withJitter, type PollIntervalFlags } from './pollInterval.js';
+import { pendingReconcileRequest } from './reconcileRequest.js';
+import { apiResourceFetcher } from './requiredResources.js';
+import {
+  RevisionPendingError,
+  selectComposition,
+  selectRevision,
+  SelectionError,
+  type CompositionObject,
+  type RevisionObject,
+  type XrdDefaults,
+} from './selection.js';
+import { StatusDraft } from './status.js';
+import {
+  COMPOSITE_FINALIZER,
+  COMPOSITE_LABEL,
+  describe,
+  isBeingDeleted,
+  isPaused,
+  machineryOf,
+  type Machinery,
+  type ResourceRef,
+  type Xr,
+} from './xr.js';
+
+export const COMPOSITE_FIELD_MANAGER = 'apiextensions.crossplane.io/composite';
+/** How often an XR being deleted looks again at composed resources still on their way out. */
+const DELETION_RECHECK_MS = 2_000;
+/** How soon an XR whose Composition has no revision yet tries again (the revision event usually comes first). */
+const REVISION_PENDING_RECHECK_MS = 1_000;
+/** How soon an XR that wrote composed resources which are not ready yet looks at them again. */
+const OBSERVE_WRITES_AFTER_MS = 250;
+
+export interface XrType {
+  apiVersion: string;
+  kind: string;
+  namespaced: boolean;
+  /** LegacyCluster: machinery directly under spec. */
+  legacy: boolean;
+}
+
+export interface ComposedCache {
+  /** The informer cache of a composed kind once it is synced (realtime only); undefined means "ask the server". */
+  store(apiVersion: string, kind: string): ObjectStore | undefined;
+  /** Makes sure a composed kind is watched (realtime only; resolves when its cache is synced). */
+  watch(apiVersion: string, kind: string): Promise<void>;
+  /** Records which kinds an XR composes, so kinds no XR composes any more stop being watched. */
+  setKinds(xrKey: string, kinds: readonly string[]): void;
+}
+
+export interface CompositeReconcilerOptions {
+  controller: string;
+  xrType: XrType;
+  xrd: () => XrdDefaults;
+  xrs: ObjectStore<Xr>;
+  compositions: ObjectStore;
+  revisions: ObjectStore;
+  composed: ComposedCache;
+  client: KubeClient;
+  discovery: Discovery;
+  /** The function runner stack without the requirements loop, which is per XR (its namespace). */
+  runner: FunctionRunner;
+  events: EventSink;
+  breaker: Breaker;
+  ownWrites: OwnWrites;
+  timing: PollIntervalFlags & { realtime: boolean };
+  logger: Logger;
+  now?: () => Date;
+  random?: () => number;
+}
+
+/** What one compose pass produced, for conditions and the requeue decision. */
+interface Composed {
+  ttlMs: number | undefined;
+  unready: string[];
+  unsynced: string[];
+  /** Whether any composed resource was written. */
+  wrote: boolean;
+  readyOverride: 'READY_TRUE' | 'READY_FALSE' | undefined;
+}
+
+interface Selected {
+  revision: RevisionObject;
+  machinery: Machinery;
+}
+
+interface Pass {
+  pollMs: number;
+  signal: AbortSignal;
+}
+
+/**
+ * The composite reconciler of DESIGN.md section 5, one XR key at a time: Responsive, paused, deletion, composition
+ * and revision selection, the function pipeline, resourceRefs, server-side apply of composed resources, garbage
+ * collection, readiness, status (written only when it changed) and the requeue decision. It reads from informer
+ * caches and writes only what differs.
+ */
+export class CompositeReconciler {
+  private readonly now: () => Date;
+  private readonly random: () => number;
+  /** Invalid poll-interval values already warned about, per XR uid: one Warning event per distinct value. */
+  private readonly warnedPollIntervals = new Map<string, string>();
+
+  constructor(private readonly options: CompositeReconcilerOptions) {
+    this.now = options.now ?? (() => new Date());
+    this.random = options.random ?? Math.random;
+  }
+
+  readonly reconcile = async (key: string, signal: AbortSignal): Promise<ReconcileResult> => {
+    const cached = this.options.xrs.get(key);
+    if (!cached) {
+      this.options.breaker.reset(key);
+      this.options.composed.setKinds(key, []);
+      return {};
+    }
+    const xr = structuredClone(cached);
+    const status = new StatusDraft(xr.status ?? {}, xr.metadata.generation, this.now);
+    status.setCondition(responsiveCondition(this.options.breaker.state(key)));
+    const poll = effectivePollInterval(xr.metadata.annotations, this.options.timing);
+    status.set('effectivePollInterval', poll.text);
+    this.warnInvalidPollInterval(xr, poll.invalidValue);
+
+    if (isPaused(xr)) {
+      if (status.condition('Synced')?.reason !== 'ReconcilePaused') {
+        this.event(xr, 'Normal', 'ReconciliationPaused', 'Reconciliation is paused via the pause annotation');
+      }
+      status.setCondition({
+        type: 'Synced',
+        status: 'False',
+        reason: 'ReconcilePaused',
+        message: 'Reconciliation (including deletion) is paused via the pause annotation',
+      });
+      await this.writeStatus(xr, status, signal);
+      return {};
+    }
+    if (isBeingDeleted(xr)) return this.delete(key, xr, status, signal);
+
+    try {
+      const composed = await this.compose(key, xr, status, signal);
+      return await this.finish(xr, status, composed, { pollMs: poll.ms, signal });
+    } catch (err) {
+      return this.fail(xr, status, err, signal);
+    }
+  };
+
+  /** Selects the Composition and revision; persists the choice early when the revision is still on its way. */
+  private async select(xr: Xr, machinery: Machinery, signal: AbortSignal): Promise<Selected> {
+    const { options } = this;
+    const choice = selectComposition({
+      machinery,
+      xrd: options.xrd(),
+      xrType: options.xrType,
+      compositions: options.compositions.list(),
+      random: this.random,
+    });
+    for (const e of choice.events) this.event(xr, 'Normal', e.reason, e.message);
+    const composition = options.compositions.get(choice.compositionRef.name) as unknown as
+      CompositionObject | undefined;
+    let revision: RevisionObject;
+    try {
+      revision = selectRevision({
+        machinery,
+        compositionRef: choice.compositionRef,
+        revisionSelector: choice.revisionSelector,
+        composition,
+        revisions: options.revisions.list(),
+        xrType: options.xrType,
+      });
+    } catch (err) {
+      // Persist the choice so the revision's arrival maps to this XR through the composition index.
+      if (err instanceof RevisionPendingError) {
+        await this.applyMachinery(xr, { ...machinery, compositionRef: choice.compositionRef }, signal);
+      }
+      throw err;
+    }
+    if (revision.metadata.name !== machinery.compositionRevisionRef?.name) {
+      this.event(xr, 'Normal', 'SelectComposition', `Selected composition revision: ${revision.metadata.name}`);
+    }
+    const selected: Machinery = {
+      ...machinery,
+      compositionRef: choice.compositionRef,
+      compositionRevisionRef: { name: revision.metadata.name },
+    };
+    if (choice.revisionSelector) selected.compositionRevisionSelector = choice.revisionSelector;
+    return { revision, machinery: selected };
+  }
+
+  private async compose(key: string, xr: Xr, status: StatusDraft, signal: AbortSignal): Promise<Composed> {
+    const machinery = machineryOf(xr, this.options.xrType.legacy);
+    const selected = await this.select(xr, machinery, signal);
+    const observed = await this.observeComposed(xr, machinery.resourceRefs ?? []);
+    const out = await this.runPipeline(xr, selected.revision, observed, signal);
+    const desired = await this.renderDesired(xr, out.desired, observed);
+
+    await this.collectGarbage(xr, observed, desired, signal);
+    const refs = desired.map(({ object }) => this.refOf(object));
+    await this.applyMachinery(xr, { ...selected.machinery, resourceRefs: refs }, signal);
+    await this.watchKinds(key, refs);
+    const applied = await this.applyComposed(xr, desired, observed, signal);
+
+    for (const condition of out.conditions) {
+      if (!SYSTEM_CONDITION_TYPES.has(condition.type)) status.setCondition(condition);
+    }
+    const composite = out.desired.composite;
+    status.replaceFields((composite?.resource?.status ?? {}) as Record<string, unknown>);
+    for (const event of out.events) this.event(xr, event.type, event.reason, event.message);
+    const ready = composite?.ready;
+    return {
+      ttlMs: out.ttlMs,
+      unready: desired.filter((d) => !d.ready).map((d) => d.name),
+      unsynced: applied.unsynced,
+      wrote: applied.wrote,
+      readyOverride: ready === 'READY_TRUE' || ready === 'READY_FALSE' ? ready : undefined,
+    };
+  }
+
+  /** Records the kinds this XR composes and makes sure each is watched before anything is applied. */
+  private async watchKinds(key: string, refs: readonly ResourceRef[]): Promise<void> {
+    const kinds = [...new Set(refs.map((r) => `${r.apiVersion}/${r.kind}`))];
+    this.options.composed.setKinds(key, kinds);
+    await Promise.all(
+      kinds.map((gvk) => {
+        const slash = gvk.lastIndexOf('/');
+        return this.options.composed.watch(gvk.slice(0, slash), gvk.slice(slash + 1));
+      }),
+    );
+  }
+
+  private async finish(xr: Xr, status: StatusDraft, composed: Composed, pass: Pass): Promise<ReconcileResult> {
+    if (composed.unsynced.length > 0) {
+      status.setCondition({
+        type: 'Synced',
+        status: 'False',
+        reason: 'ReconcileError',
+        message: `Unsynced resources: ${[...composed.unsynced].sort().join(', ')}`,
+      });
+    } else {
+      status.setCondition({ type: 'Synced', status: 'True', reason: 'ReconcileSuccess' });
+    }
+    const ready =
+      composed.readyOverride === undefined ? composed.unready.length === 0 : composed.readyOverride === 'READY_TRUE';
+    if (ready) status.setCondition({ type: 'Ready', status: 'True', reason: 'Available' });
+    else {
+      const message = composed.readyOverride === undefined ? unreadyMessage(composed.unready) : undefined;
+      status.setCondition({ type: 'Ready', status: 'False', reason: 'Creating', ...(message ? { message } : {}) });
+    }
+    const token = pendingReconcileRequest(xr.metadata.annotations, xr.status?.lastHandledReconcileAt);
+    if (token !== undefined) {
+      status.set('lastHandledReconcileAt', token);
+      this.event(xr, 'Normal', 'ReconcileRequestHandled', `Handled reconcile request ${token}`);
+    }
+    await this.writeStatus(xr, status, pass.signal);
+    // compositor's own writes come back as echoes that trigger nothing, so after a write the XR looks once more
+    // to observe what it created (readiness is judged on observed state).
+    if (composed.wrote && !ready) return { requeueAfterMs: OBSERVE_WRITES_AFTER_MS };
+    return { requeueAfterMs: this.requeueAfter(composed.ttlMs, pass.pollMs) };
+  }
+
+  /** Realtime: the shortest function TTL (changes arrive as events). Polling: the effective poll interval. */
+  private requeueAfter(ttlMs: number | undefined, pollMs: number): number | undefined {
+    if (this.options.timing.realtime) return ttlMs === undefined ? undefined : withJitter(ttlMs, this.random);
+    return withJitter(pollMs, this.random);
+  }
+
+  private async fail(xr: Xr, status: StatusDraft, err: unknown, signal: AbortSignal): Promise<ReconcileResult> {
+    if (err instanceof RevisionPendingError) {
+      status.setCondition({ type: 'Synced', status: 'False', reason: 'ReconcileError', message: err.message });
+      await this.writeStatus(xr, status, signal);
+      return { requeueAfterMs: REVISION_PENDING_RECHECK_MS };
+    }
+    if (isConflict(err)) throw err;
+    const message = failureMessage(err);
+    const reason = err instanceof SelectionError ? err.reason : 'ComposeResources';
+    if (err instanceof PipelineFatalError) {
+      for (const event of err.partial.events) this.event(xr, event.type, event.reason, event.message);
+      for (const condition of err.partial.conditions) {
+        if (!SYSTEM_CONDITION_TYPES.has(condition.type)) status.setCondition(condition);
+      }
+    }
+    this.event(xr, 'Warning', reason, message);
+    status.setCondition({ type: 'Synced', status: 'False', reason: 'ReconcileError', message });
+    try {
+      await this.writeStatus(xr, status, signal);
+    } catch (writeErr) {
+      this.options.logger.warn({ xr: describe(xr), err: failureMessage(writeErr) }, 'cannot write XR status');
+    }
+    throw err;
+  }
+
+  private async delete(key: string, xr: Xr, status: StatusDraft, signal: AbortSignal): Promise<ReconcileResult> {
+    status.setCondition({ type: 'Ready', status: 'False', reason: 'Deleting' });
+    const refs = machineryOf(xr, this.options.xrType.legacy).resourceRefs ?? [];
+    const observed = await this.observeComposed(xr, refs);
+    let remaining = 0;
+    for (const [name, object] of observed) {
+      if (controllerOf(object)?.uid !== xr.metadata.uid) continue;
+      remaining++;
+      if (!object.metadata.deletionTimestamp) await this.deleteComposed(xr, name, object, signal);
+    }
+    if (remaining > 0) {
+      await this.writeStatus(xr, status, signal);
+      return { requeueAfterMs: DELETION_RECHECK_MS };
+    }
+    await this.removeFinalizer(xr, signal);
+    this.options.composed.setKinds(key, []);
+    this.options.breaker.reset(key);
+    if (xr.metadata.uid) this.warnedPollIntervals.delete(xr.metadata.uid);
+    return {};
+  }
+
+  /** Composed resources listed in resourceRefs that exist and are not controlled by someone else, by name. */
+  private async observeComposed(xr: Xr, refs: readonly ResourceRef[]): Promise<Map<string, ComposedObject>> {
+    const observed = new Map<string, ComposedObject>();
+    const found = await Promise.all(refs.filter((r) => r.name).map((ref) => this.getComposed(xr, ref)));
+    for (const object of found) {
+      if (!object) continue;
+      const controller = controllerOf(object);
+      if (controller && controller.uid !== xr.metadata.uid) continue;
+      const name = object.metadata.annotations?.[RESOURCE_NAME_ANNOTATION];
+      if (name === undefined) {
+        throw new Error(
+          `encountered composed resource without required "${RESOURCE_NAME_ANNOTATION}" annotation: ${describe(object)}`,
+        );
+      }
+      observed.set(name, object);
+    }
+    return observed;
+  }
+
+  private async getComposed(xr: Xr, ref: ResourceRef): Promise<ComposedObject | undefined> {
+    // A namespaced XR composes only in its own namespace; a cluster XR's refs carry theirs.
+    const namespace = this.options.xrType.namespaced ? xr.metadata.namespace : ref.namespace;
+    const store = this.options.composed.store(ref.apiVersion, ref.kind);
+    if (store) {
+      const info = await this.options.discovery.resolve(ref.apiVersion, ref.kind);
+      return store.get(info.namespaced && namespace ? `${namespace}/${ref.name}` : ref.name);
+    }
+    try {
+      const path = await this.options.discovery.path(ref.apiVersion, ref.kind, ref.name, namespace);
+      return await this.options.client.request<ComposedObject>('GET', path);
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  private async runPipeline(
+    xr: Xr,
+    revision: RevisionObject,
+    observed: ReadonlyMap<string, ComposedObject>,
+    signal: AbortSignal,
+  ): Promise<PipelineOutput> {
+    const { client, discovery } = this.options;
+    const state: State = {
+      composite: { resource: xr as unknown as JsonObject },
+      resources: Object.fromEntries(
+        [...observed].map(([name, object]) => [name, { resource: object as unknown as JsonObject }]),
+      ),
+    };
+    const fetcher = apiResourceFetcher(client, discovery, xr.metadata.namespace, signal);
+    return runPipeline(
+      { steps: revision.spec?.pipeline ?? [], observed: state },
+      {
+        runner: new RequirementsRunner(this.options.runner, fetcher),
+        getSecret: (namespace, name) => this.getSecret(namespace, name, signal),
+        signal,
+      },
+    );
+  }
+
+  private async getSecret(
+    namespace: string,
+    name: string,
+    signal: AbortSignal,
+  ): Promise<Record<string, string> | undefined> {
+    try {
+      const secret = await this.options.client.request<{ data?: Record<string, string> }>(
+        'GET',
+        `/api/v1/namespaces/${namespace}/secrets/${name}`,
+        { signal },
+      );
+      return secret.data ?? {};
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  /** Desired composed resources with rendered metadata and settled namespaces, in the pipeline's order. */
+  private async renderDesired(
+    xr: Xr,
+    desired: State,
+    observed: ReadonlyMap<string, ComposedObject>,
+  ): Promise<{ name: string; object: ComposedObject; ready: boolean }[]> {
+    const rendered = [];
+    for (const [name, resource] of Object.entries(desired.resources ?? {})) {
+      const object = renderComposed(resource.resource ?? {}, { xr, resourceName: name, observed: observed.get(name) });
+      const info = await this.options.discovery.resolve(object.apiVersion, object.kind).catch((err: unknown) => {
+        throw new ComposedResourceError(name, `cannot compose resource "${name}": ${failureMessage(err)}`);
+      });
+      if (this.options.xrType.namespaced) {
+        if (!info.namespaced) {
+          throw new ComposedResourceError(
+            name,
+            `cannot apply cluster scoped composed resource "${name}" (a ${object.kind} named ${object.metadata.name}) for a namespaced composite resource.`,
+          );
+        }
+        const namespace = xr.metadata.namespace ?? '';
+        if (object.metadata.namespace && object.metadata.namespace !== namespace) {
+          this.event(
+            xr,
+            'Warning',
+            'NamespaceOverridden',
+            `cannot create composed resource "${name}" in namespace "${object.metadata.namespace}", using XR namespace "${namespace}" instead`,
+          );
+        }
+        object.metadata.namespace = namespace;
+      } else if (!info.namespaced) {
+        delete object.metadata.namespace;
+      }
+      rendered.push({ name, object: withAppliedDigest(object), ready: resource.ready === 'READY_TRUE' });
+    }
+    return rendered;
+  }
+
+  private refOf(object: ComposedObject): ResourceRef {
+    const ref: ResourceRef = { apiVersion: object.apiVersion, kind: object.kind, name: object.metadata.name };
+    if (!this.options.xrType.namespaced && object.metadata.namespace) ref.namespace = object.metadata.namespace;
+    return ref;
+  }
+
+  /** Deletes observed resources the pipeline no longer desires; only those this XR controls. */
+  private async collectGarbage(
+    xr: Xr,
+    observed: ReadonlyMap<string, ComposedObject>,
+    desired: readonly { name: string }[],
+    signal: AbortSignal,
+  ): Promise<void> {
+    const wanted = new Set(desired.map((d) => d.name));
+    for (const [name, object] of observed) {
+      if (wanted.has(name)) continue;
+      const controller = controllerOf(object);
+      if (!controller) continue;
+      if (controller.uid !== xr.metadata.uid) {
+        throw new Error(
+          `refusing to delete composed resource "${name}" that is controlled by ${controller.kind} "${controller.name}"`,
+        );
+      }
+      if (!object.metadata.deletionTimestamp) await this.deleteComposed(xr, name, object, signal);
+    }
+  }
+
+  private async deleteComposed(xr: Xr, name: string, object: ComposedObject, signal: AbortSignal): Promise<void> {
+    const { client, discovery } = this.options;
+    const path = await discovery.path(object.apiVersion, object.kind, object.metadata.name, object.metadata.namespace);
+    try {
+      await client.request('DELETE', path, {
+        body: {
+          apiVersion: 'v1',
+          kind: 'DeleteOptions',
+          propagationPolicy: 'Foreground',
+          preconditions: { uid: object.metadata.uid },
+        },
+        signal,
+      });
+      this.options.logger.debug({ xr: describe(xr), composed: describe(object), name }, 'deleted composed resource');
+    } catch (err) {
+      // Gone already, or replaced by an object with another uid that is not ours to delete.
+      if (isNotFound(err) || isConflict(err)) return;
+      throw err;
+    }
+  }
+
+  /** Applies each composed resource that differs from what is observed; reports those the API server refused. */
+  private async applyComposed(
+    xr: Xr,
+    desired: readonly { name: string; object: ComposedObject }[],
+    observed: ReadonlyMap<string, ComposedObject>,
+    signal: AbortSignal,
+  ): Promise<{ unsynced: string[]; wrote: boolean }> {
+    const unsynced: string[] = [];
+    let wrote = false;
+    for (const { name, object } of desired) {
+      if (isApplied(object, observed.get(name))) continue;
+      wrote = true;
+      try {
+        await this.apply(object, composedFieldManager(xr.metadata.name, object.apiVersion, object.kind), signal);
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.status !== 422) throw err;
+        this.event(xr, 'Warning', 'ComposeResources', `cannot apply composed resource "${name}": ${err.message}`);
+        unsynced.push(name);
+      }
+    }
+    return { unsynced, wrote };
+  }
+
+  private async apply(object: ComposedObject, fieldManager: string, signal: AbortSignal): Promise<ComposedObject> {
+    const { client, discovery, ownWrites } = this.options;
+    const path = await discovery.path(object.apiVersion, object.kind, object.metadata.name, object.metadata.namespace);
+    return ownWrites.track(object, () =>
+      client.request<ComposedObject>('PATCH', path, {
+        body: object,
+        contentType: CONTENT_TYPE.apply,
+        query: { fieldManager, force: true },
+        signal,
+      }),
+    );
+  }
+
+  /**
+   * Server-side applies the XR fields compositor owns (finalizer, composite label, composition machinery,
+   * resourceRefs) when any differs from what is stored. Always the whole set: fields left out of an apply are
+   * released, and would be removed.
+   */
+  private async applyMachinery(xr: Xr, machinery: Machinery, signal: AbortSignal): Promise<void> {
+    const current = machineryOf(xr, this.options.xrType.legacy);
+    const owned = ownedMachinery(machinery);
+    const label = xr.metadata.labels?.[COMPOSITE_LABEL] ?? xr.metadata.name;
+    const same =
+      (xr.metadata.finalizers ?? []).includes(COMPOSITE_FINALIZER) &&
+      xr.metadata.labels?.[COMPOSITE_LABEL] === label &&
+      digest(pick(current, owned)) === digest(owned);
+    if (same) return;
+    const spec = this.options.xrType.legacy ? owned : { crossplane: owned };
+    const patch = {
+      apiVersion: xr.apiVersion,
+      kind: xr.kind,
+      metadata: {
+        name: xr.metadata.name,
+        ...(xr.metadata.namespace ? { namespace: xr.metadata.namespace } : {}),
+        finalizers: [COMPOSITE_FINALIZER],
+        labels: { [COMPOSITE_LABEL]: label },
+      },
+      spec,
+    };
+    const written = await this.apply(patch, COMPOSITE_FIELD_MANAGER, signal);
+    xr.metadata = { ...xr.metadata, ...(written.metadata as Xr['metadata']) };
+    xr.spec = written.spec as Record<string, unknown>;
+  }
+
+  private async removeFinalizer(xr: Xr, signal: AbortSignal): Promise<void> {
+    const finalizers = xr.metadata.finalizers ?? [];
+    const index = finalizers.indexOf(COMPOSITE_FINALIZER);
+    if (index < 0) return;
+    const path = await this.options.discovery.path(xr.apiVersion, xr.kind, xr.metadata.name, xr.metadata.namespace);
+    // A JSON patch with a test: it removes exactly our entry, or fails as a conflict if the list moved meanwhile.
+    await this.options.ownWrites
+      .track(xr, () =>
+        this.options.client.request<Xr>('PATCH', path, {
+          body: [
+            { op: 'test', path: `/metadata/finalizers/${index}`, value: COMPOSITE_FINALIZER },
+            { op: 'remove', path: `/metadata/finalizers/${index}` },
+          ],
+          contentType: CONTENT_TYPE.jsonPatch,
+          signal,
+        }),
+      )
+      .catch((err: unknown) => {
+        if (isNotFound(err)) return xr;
+        if (err instanceof ApiError && err.status === 422) throw new ApiError(409, 'Conflict', err.message);
+        throw err;
+      });
+  }
+
+  /** Server-side applies the status subresource when the draft differs from what is stored. */
+  private async writeStatus(xr: Xr, status: StatusDraft, signal: AbortSignal): Promise<void> {
+    if (status.unchanged()) return;
+    const { client, discovery } = this.options;
+    const path = await discovery.path(xr.apiVersion, xr.kind, xr.metadata.name, xr.metadata.namespace);
+    const body = {
+      apiVersion: xr.apiVersion,
+      kind: xr.kind,
+      metadata: { name: xr.metadata.name, ...(xr.metadata.namespace ? { namespace: xr.metadata.namespace } : {}) },
+      status: status.toStatus(),
+    };
+    await this.options.ownWrites.track(xr, () =>
+      client.request<Xr>('PATCH', `${path}/status`, {
+        body,
+        contentType: CONTENT_TYPE.apply,
+        query: { fieldManager: COMPOSITE_FIELD_MANAGER, force: true },
+        signal,
+      }),
+    );
+  }
+
+  private warnInvalidPollInterval(xr: Xr, invalid: string | undefined): void {
+    const uid = xr.metadata.uid ?? xr.metadata.name;
+    if (invalid === undefined) {
+      this.warnedPollIntervals.delete(uid);
+      return;
+    }
+    if (this.warnedPollIntervals.get(uid) === invalid) return;
+    this.warnedPollIntervals.set(uid, invalid);
+    this.event(
+      xr,
+      'Warning',
+      'InvalidPollInterval',
+      `Ignoring crossplane.io/poll-interval "${invalid}": not a duration such as 30s or 1m30s; using ${effectivePollInterval(undefined, this.options.timing).text}`,
+    );
+  }
+
+  private event(xr: Xr, type: 'Normal' | 'Warning', reason: string, message: string): void {
+    this.options.events.event(xr, { type, reason, message });
+  }
+}
+
+/** The machinery fields compositor sets (and so owns), leaving out those it has no value for. */
+function ownedMachinery(machinery: Machinery): Machinery {
+  const fields = ['compositionRef', 'compositionRevisionRef', 'compositionRevisionSelector', 'resourceRefs'] as const;
+  const owned: Record<string, unknown> = {};
+  for (const field of fields) if (machinery[field] !== undefined) owned[field] = machinery[field];
+  return owned;
+}
+
+function pick(from: Machinery, like: Machinery): Machinery {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(like)) out[key] = (from as Record<string, unknown>)[key];
+  return out;
+}
+
+/** The first line of an error, as conditions and events show it. */
+export function failureMessage(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  return String(err);
+}

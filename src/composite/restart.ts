@@ -1,0 +1,27 @@
+import { pendingReconcileRequest } from './reconcileRequest.js';
+import { findCondition, isBeingDeleted, isPaused, type Xr } from './xr.js';
+
+/**
+ * Settled: Synced and Ready True for the current generation, no reconcile request waiting. Such an XR needs no
+ * reconcile soon after a restart: nothing about it changed while compositor was away that its own events (or the
+ * next poll) would not bring.
+ */
+export function isSettled(xr: Xr): boolean {
+  if (isBeingDeleted(xr) || isPaused(xr)) return false;
+  if (pendingReconcileRequest(xr.metadata.annotations, xr.status?.lastHandledReconcileAt) !== undefined) return false;
+  const generation = xr.metadata.generation;
+  return ['Synced', 'Ready'].every((type) => {
+    const condition = findCondition(xr, type);
+    return condition?.status === 'True' && condition.observedGeneration === generation;
+  });
+}
+
+/**
+ * When a settled XR from the first list after start is reconciled: spread uniformly over one poll interval,
+ * starting a quarter interval in, so unsettled XRs and fresh events have the workers to themselves first and a
+ * restart does not re-run every pipeline at once. Undefined (now) for unsettled XRs.
+ */
+export function restartDelayMs(xr: Xr, pollIntervalMs: number, random: () => number = Math.random): number | undefined {
+  if (!isSettled(xr)) return undefined;
+  return Math.round(pollIntervalMs * (0.25 + random()));
+}

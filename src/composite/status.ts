@@ -1,0 +1,70 @@
+import { sameCondition, setCondition, type Condition } from './conditions.js';
+import { isSubset } from './composed.js';
+import type { Xr } from './xr.js';
+
+type Status = NonNullable<Xr['status']>;
+
+/**
+ * The XR status a reconcile is building: starts from what is stored, collects conditions (each stamped with the
+ * XR's generation) and fields, and knows whether writing it would change anything, so a steady state writes
+ * nothing.
+ */
+export class StatusDraft {
+  private conditions: Condition[];
+  private fields: Record<string, unknown>;
+
+  constructor(
+    private readonly current: Status,
+    private readonly generation: number | undefined,
+    private readonly now: () => Date,
+  ) {
+    this.conditions = [...(current.conditions ?? [])];
+    const { conditions: _conditions, ...fields } = structuredClone(current);
+    this.fields = fields;
+  }
+
+  setCondition(condition: Omit<Condition, 'lastTransitionTime' | 'observedGeneration'>): void {
+    const stamped: Condition = { ...condition };
+    if (this.generation !== undefined) stamped.observedGeneration = this.generation;
+    this.conditions = setCondition(this.conditions, stamped, this.now);
+  }
+
+  condition(type: string): Condition | undefined {
+    return this.conditions.find((c) => c.type === type);
+  }
+
+  conditionTypes(): string[] {
+    return this.conditions.map((c) => c.type);
+  }
+
+  set(field: string, value: unknown): void {
+    this.fields[field] = value;
+  }
+
+  /** Replaces every field but the conditions with what the function pipeline desires (plus compositor's fields). */
+  replaceFields(fields: Record<string, unknown>): void {
+    const keep = {
+      effectivePollInterval: this.fields.effectivePollInterval,
+      lastHandledReconcileAt: this.fields.lastHandledReconcileAt,
+    };
+    this.fields = structuredClone(fields);
+    for (const [key, value] of Object.entries(keep)) if (value !== undefined) this.fields[key] = value;
+  }
+
+  toStatus(): Status {
+    return { ...this.fields, conditions: this.conditions };
+  }
+
+  /** True when the stored status already says everything this draft says. */
+  unchanged(): boolean {
+    const stored = this.current.conditions ?? [];
+    for (const condition of this.conditions) {
+      const before = stored.find((c) => c.type === condition.type);
+      if (!sameCondition(before, condition) || before?.lastTransitionTime !== condition.lastTransitionTime) {
+        return false;
+      }
+    }
+    const { conditions: _conditions, ...storedFields } = this.current;
+    return isSubset(this.fields, storedFields) && Object.keys(storedFields).every((key) => key in this.fields);
+  }
+}

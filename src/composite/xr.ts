@@ -1,0 +1,85 @@
+import type { KubeObject } from '../kube/index.js';
+import type { Condition } from './conditions.js';
+
+// How the composite reconciler reads an XR. Crossplane v2 XRs keep the composition machinery under
+// spec.crossplane; legacy (LegacyCluster) XRs keep it directly under spec.
+
+export const COMPOSITE_LABEL = 'crossplane.io/composite';
+export const PAUSED_ANNOTATION = 'crossplane.io/paused';
+export const COMPOSITE_FINALIZER = 'composite.apiextensions.crossplane.io';
+
+export interface NamedRef {
+  name: string;
+}
+
+export interface LabelSelector {
+  matchLabels?: Record<string, string>;
+}
+
+export interface ResourceRef {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  namespace?: string;
+}
+
+/** The composition machinery fields of an XR, wherever its schema keeps them. */
+export interface Machinery {
+  compositionRef?: NamedRef;
+  compositionSelector?: LabelSelector;
+  compositionRevisionRef?: NamedRef;
+  compositionRevisionSelector?: LabelSelector;
+  compositionUpdatePolicy?: 'Automatic' | 'Manual';
+  resourceRefs?: ResourceRef[];
+}
+
+export interface Xr extends KubeObject {
+  metadata: KubeObject['metadata'] & {
+    uid?: string;
+    generation?: number;
+    resourceVersion?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    finalizers?: string[];
+    deletionTimestamp?: string;
+  };
+  spec?: Record<string, unknown>;
+  status?: Record<string, unknown> & {
+    conditions?: Condition[];
+    lastHandledReconcileAt?: string;
+    effectivePollInterval?: string;
+  };
+}
+
+/** The path of the machinery object inside the XR. */
+export function machineryPath(legacy: boolean): readonly string[] {
+  return legacy ? ['spec'] : ['spec', 'crossplane'];
+}
+
+export function machineryOf(xr: Xr, legacy: boolean): Machinery {
+  const spec = xr.spec ?? {};
+  if (legacy) return spec;
+  return spec.crossplane ?? {};
+}
+
+export function conditionsOf(xr: Xr): Condition[] {
+  return xr.status?.conditions ?? [];
+}
+
+export function findCondition(xr: Xr, type: string): Condition | undefined {
+  return conditionsOf(xr).find((c) => c.type === type);
+}
+
+export function isPaused(xr: Xr): boolean {
+  return xr.metadata.annotations?.[PAUSED_ANNOTATION] === 'true';
+}
+
+export function isBeingDeleted(xr: Xr): boolean {
+  return xr.metadata.deletionTimestamp !== undefined;
+}
+
+/** "Kind/name" or "Kind/name (namespace)", how events and messages name an object. */
+export function describe(object: { kind: string; metadata: { name: string; namespace?: string } }): string {
+  const { name, namespace } = object.metadata;
+  return namespace ? `${object.kind}/${name} (${namespace})` : `${object.kind}/${name}`;
+}

@@ -1,0 +1,363 @@
+import type { Logger } from 'pino';
+import type { CustomResourceDefinition } from '../apis/index.js';
+import { isSubset, StatusDraft, type XrdDefaults, type XrType } from '../composite/index.js';
+import { CONTENT_TYPE, isConflict, isEstablished, isNotFound, type EventSink, type KubeClient } from '../kube/index.js';
+import type { Metrics } from '../metrics/index.js';
+import { ReconcileQueue, type ReconcileResult } from '../queue/index.js';
+import { objectKey, type InformerLease, type InformerRegistry } from '../watch/index.js';
+import { renderXrCrd } from './render.js';
+import { validateXrd } from './validate.js';
+import { referenceableVersion, xrdScope, type CompositeResourceDefinition } from './xrd.js';
+
+export const DEFINITION_FINALIZER = 'defined.apiextensions.crossplane.io';
+export const DEFINITION_FIELD_MANAGER = 'apiextensions.crossplane.io/definition';
+const CONTROLLER_NAME = 'defined/compositeresourcedefinition.apiextensions.crossplane.io';
+const XRD = { apiVersion: 'apiextensions.crossplane.io/v1', kind: 'CompositeResourceDefinition' };
+const CRDS_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+/** How soon to look again at a CRD that is not Established yet, or at XRs still being deleted. */
+const RECHECK_MS = 500;
+const DELETION_RECHECK_MS = 2_000;
+
+/** What the XRD controller needs of a composite controller; CompositeController satisfies it. */
+export interface RunningComposite {
+  readonly name: string;
+  start(): Promise<void>;
+  stop(deadlineMs: number): Promise<void>;
+}
+
+export interface CompositeFactoryInput {
+  name: string;
+  xrType: XrType & { group: string };
+  xrd: () => XrdDefaults;
+}
+
+export interface DefinitionControllerOptions {
+  client: KubeClient;
+  informers: InformerRegistry;
+  events: EventSink;
+  metrics: Metrics;
+  logger: Logger;
+  maxReconcileRate: number;
+  newComposite: (input: CompositeFactoryInput) => RunningComposite;
+  /** How long a stopping composite controller may finish in-flight reconciles. */
+  stopDeadlineMs?: number;
+  now?: () => Date;
+}
+
+interface Running {
+  controller: RunningComposite;
+  /** The XRD generation the controller was started for; a change restarts it. */
+  generation: number | undefined;
+  xrd: CompositeResourceDefinition;
+}
+
+type XrdObject = CompositeResourceDefinition & {
+  metadata: CompositeResourceDefinition['metadata'] & {
+    finalizers?: string[];
+    deletionTimestamp?: string;
+    resourceVersion?: string;
+  };
+  status?: Record<string, unknown> & { conditions?: [] };
+};
+
+/**
+ * The XRD controller (DESIGN.md section 7): validates each CompositeResourceDefinition, applies the CRD of its
+ * XRs, waits for it to be Established, runs one composite controller per XRD (restarted when the XRD changes),
+ * and on deletion removes the XRs, stops the controller and deletes the CRD.
+ */
+export class DefinitionController {
+  readonly name = CONTROLLER_NAME;
+  private readonly queue: ReconcileQueue;
+  private readonly running = new Map<string, Running>();
+  private lease: InformerLease | undefined;
+  private readonly now: () => Date;
+
+  constructor(private readonly options: DefinitionControllerOptions) {
+    this.now = options.now ?? (() => new Date());
+    this.queue = new ReconcileQueue({
+      name: CONTROLLER_NAME,
+      metrics: options.metrics,
+      workers: 2,
+      ratePerSecond: options.maxReconcileRate,
+      isConflict,
+      reconcile: (key) => this.reconcile(key),
+      onError: (key, err) => {
+        options.logger.warn({ controller: CONTROLLER_NAME, xrd: key, err: message(err) }, 'reconcile failed');
+      },
+    });
+  }
+
+  /** Names of the composite controllers running now. */
+  controllers(): string[] {
+    return [...this.running.values()].map((r) => r.controller.name);
+  }
+
+  async start(): Promise<void> {
+    this.lease = await this.options.informers.acquire(XRD.apiVersion, XRD.kind);
+    this.lease.informer.events$.subscribe((event) => {
+      this.queue.add(objectKey(event.object));
+    });
+    await this.lease.informer.waitForSync();
+    for (const key of this.lease.informer.store.keys()) this.queue.add(key);
+    this.queue.start();
+  }
+
+  async stop(deadlineMs: number): Promise<void> {
+    await this.queue.shutdown(deadlineMs);
+    await Promise.all([...this.running.values()].map((r) => r.controller.stop(deadlineMs)));
+    this.running.clear();
+    await this.lease?.release();
+  }
+
+  private async reconcile(key: string): Promise<ReconcileResult> {
+    const xrd = this.lease?.informer.store.get(key) as XrdObject | undefined;
+    if (!xrd) {
+      await this.stopComposite(key);
+      return {};
+    }
+    const status = new StatusDraft(xrd.status ?? {}, xrd.metadata.generation, this.now);
+    if (xrd.metadata.deletionTimestamp) return this.delete(xrd, status);
+
+    const problems = validateXrd(xrd);
+    if (problems.length > 0) {
+      const text = `invalid CompositeResourceDefinition: ${problems.join('; ')}`;
+      this.event(xrd, 'Warning', 'RenderCRD', text);
+      status.setCondition({ type: 'Established', status: 'False', reason: 'InvalidDefinition', message: text });
+      await this.writeStatus(xrd, status);
+      return {};
+    }
+    await this.addFinalizer(xrd);
+    const crd = renderXrCrd(xrd);
+    const applied = await this.applyCrd(xrd, crd);
+    if (!applied) return {};
+    if (!isEstablished(applied)) {
+      status.setCondition({
+        type: 'Established',
+        status: 'False',
+        reason: 'WaitingForCompositeResource',
+        message: 'waiting for composite resource CustomResourceDefinition to be established',
+      });
+      await this.writeStatus(xrd, status);
+      return { requeueAfterMs: RECHECK_MS };
+    }
+    const xrType = typeOf(xrd);
+    await this.ensureComposite(key, xrd);
+    status.set('controllers', { compositeResourceType: { apiVersion: xrType.apiVersion, kind: xrType.kind } });
+    status.setCondition({ type: 'Established', status: 'True', reason: 'WatchingCompositeResource' });
+    await this.writeStatus(xrd, status);
+    return {};
+  }
+
+  /** Starts the XRD's composite controller, or restarts it when the XRD's generation moved on. */
+  private async ensureComposite(key: string, xrd: XrdObject): Promise<void> {
+    const running = this.running.get(key);
+    if (running) {
+      running.xrd = xrd;
+      if (running.generation === xrd.metadata.generation) return;
+      this.event(
+        xrd,
+        'Normal',
+        'RestartComposite',
+        'XRD specification changed; restarting controller to apply updates',
+      );
+      await this.stopComposite(key);
+    }
+    const xrType = typeOf(xrd);
+    const entry: Running = {
+      xrd,
+      generation: xrd.metadata.generation,
+      controller: this.options.newComposite({
+        name: `composite/${xrd.spec.names.plural}.${xrd.spec.group}`,
+        xrType,
+        xrd: () => defaultsOf(entry.xrd),
+      }),
+    };
+    await entry.controller.start();
+    this.running.set(key, entry);
+    this.options.logger.info({ controller: entry.controller.name }, 'started composite controller');
+  }
+
+  private async stopComposite(key: string): Promise<void> {
+    const running = this.running.get(key);
+    if (!running) return;
+    this.running.delete(key);
+    await running.controller.stop(this.options.stopDeadlineMs ?? 30_000);
+    this.options.logger.info({ controller: running.controller.name }, 'stopped composite controller');
+  }
+
+  /** Deletes the XRs first (their controller must still run to finalize them), then the controller and the CRD. */
+  private async delete(xrd: XrdObject, status: StatusDraft): Promise<ReconcileResult> {
+    const { client } = this.options;
+    status.setCondition({ type: 'Established', status: 'False', reason: 'TerminatingCompositeResource' });
+    await this.writeStatus(xrd, status).catch(() => undefined);
+    const crd = await this.getCrd(xrd.metadata.name);
+    if (crd && controlledBy(crd, xrd)) {
+      const xrType = typeOf(xrd);
+      const plural = `/apis/${xrType.apiVersion}/${xrd.spec.names.plural}`;
+      const list = await client.request<{ items?: XrdObject[] }>('GET', plural).catch((err: unknown) => {
+        if (isNotFound(err)) return { items: [] };
+        throw err;
+      });
+      const items = list.items ?? [];
+      if (items.length > 0) {
+        for (const xr of items.filter((i) => !i.metadata.deletionTimestamp)) {
+          const ns = (xr.metadata as { namespace?: string }).namespace;
+          const path = `/apis/${xrType.apiVersion}${ns ? `/namespaces/${ns}` : ''}/${xrd.spec.names.plural}/${xr.metadata.name}`;
+          await client.request('DELETE', path).catch((err: unknown) => {
+            if (!isNotFound(err)) throw err;
+          });
+        }
+        this.event(xrd, 'Normal', 'TerminateComposite', 'waiting for defined composite resources to be deleted');
+        return { requeueAfterMs: DELETION_RECHECK_MS };
+      }
+      await this.stopComposite(xrd.metadata.name);
+      await client.request('DELETE', `${CRDS_PATH}/${xrd.metadata.name}`).catch((err: unknown) => {
+        if (!isNotFound(err)) throw err;
+      });
+      this.event(
+        xrd,
+        'Normal',
+        'TerminateComposite',
+        `Deleted composite resource CustomResourceDefinition: ${xrd.metadata.name}`,
+      );
+    }
+    await this.stopComposite(xrd.metadata.name);
+    await this.removeFinalizer(xrd);
+    return {};
+  }
+
+  private async getCrd(name: string): Promise<CustomResourceDefinition | undefined> {
+    try {
+      return await this.options.client.request<CustomResourceDefinition>('GET', `${CRDS_PATH}/${name}`);
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  /** Applies the CRD when it differs from what is stored; undefined when another owner controls it. */
+  private async applyCrd(xrd: XrdObject, crd: CustomResourceDefinition): Promise<CustomResourceDefinition | undefined> {
+    const existing = await this.getCrd(crd.metadata.name);
+    if (existing && !controlledBy(existing, xrd)) {
+      const text = `CustomResourceDefinition ${crd.metadata.name} exists and is not controlled by this XRD; delete it or rename the XRD`;
+      this.event(xrd, 'Warning', 'EstablishComposite', text);
+      const status = new StatusDraft(xrd.status ?? {}, xrd.metadata.generation, this.now);
+      status.setCondition({ type: 'Established', status: 'False', reason: 'CRDNotControlled', message: text });
+      await this.writeStatus(xrd, status);
+      return undefined;
+    }
+    if (
+      existing &&
+      isSubset(crd.spec, existing.spec) &&
+      isSubset(crd.metadata.ownerReferences, existing.metadata.ownerReferences)
+    ) {
+      return existing;
+    }
+    const applied = await this.options.client.request<CustomResourceDefinition>(
+      'PATCH',
+      `${CRDS_PATH}/${crd.metadata.name}`,
+      {
+        body: crd,
+        contentType: CONTENT_TYPE.apply,
+        query: { fieldManager: DEFINITION_FIELD_MANAGER, force: true },
+      },
+    );
+    if (applied.metadata.resourceVersion !== existing?.metadata.resourceVersion) {
+      this.event(
+        xrd,
+        'Normal',
+        'EstablishComposite',
+        `Applied composite resource CustomResourceDefinition: ${crd.metadata.name}`,
+      );
+    }
+    return applied;
+  }
+
+  private async addFinalizer(xrd: XrdObject): Promise<void> {
+    if (xrd.metadata.finalizers?.includes(DEFINITION_FINALIZER)) return;
+    await this.options.client.request(
+      'PATCH',
+      `/apis/${XRD.apiVersion}/compositeresourcedefinitions/${xrd.metadata.name}`,
+      {
+        body: {
+          apiVersion: XRD.apiVersion,
+          kind: XRD.kind,
+          metadata: { name: xrd.metadata.name, finalizers: [DEFINITION_FINALIZER] },
+        },
+        contentType: CONTENT_TYPE.apply,
+        query: { fieldManager: DEFINITION_FIELD_MANAGER, force: true },
+      },
+    );
+  }
+
+  private async removeFinalizer(xrd: XrdObject): Promise<void> {
+    const index = xrd.metadata.finalizers?.indexOf(DEFINITION_FINALIZER) ?? -1;
+    if (index < 0) return;
+    await this.options.client
+      .request('PATCH', `/apis/${XRD.apiVersion}/compositeresourcedefinitions/${xrd.metadata.name}`, {
+        body: [
+          { op: 'test', path: `/metadata/finalizers/${index}`, value: DEFINITION_FINALIZER },
+          { op: 'remove', path: `/metadata/finalizers/${index}` },
+        ],
+        contentType: CONTENT_TYPE.jsonPatch,
+      })
+      .catch((err: unknown) => {
+        if (!isNotFound(err)) throw err;
+      });
+  }
+
+  private async writeStatus(xrd: XrdObject, status: StatusDraft): Promise<void> {
+    if (status.unchanged()) return;
+    await this.options.client.request(
+      'PATCH',
+      `/apis/${XRD.apiVersion}/compositeresourcedefinitions/${xrd.metadata.name}/status`,
+      {
+        body: {
+          apiVersion: XRD.apiVersion,
+          kind: XRD.kind,
+          metadata: { name: xrd.metadata.name },
+          status: status.toStatus(),
+        },
+        contentType: CONTENT_TYPE.apply,
+        query: { fieldManager: DEFINITION_FIELD_MANAGER, force: true },
+      },
+    );
+  }
+
+  private event(xrd: XrdObject, type: 'Normal' | 'Warning', reason: string, text: string): void {
+    this.options.events.event(
+      { apiVersion: XRD.apiVersion, kind: XRD.kind, metadata: xrd.metadata },
+      { type, reason, message: text },
+    );
+  }
+}
+
+/** The XR kind an XRD defines, at its referenceable version. */
+export function typeOf(xrd: CompositeResourceDefinition): XrType & { group: string } {
+  const version = referenceableVersion(xrd)?.name ?? '';
+  const scope = xrdScope(xrd);
+  return {
+    apiVersion: `${xrd.spec.group}/${version}`,
+    kind: xrd.spec.names.kind,
+    group: xrd.spec.group,
+    namespaced: scope === 'Namespaced',
+    legacy: scope === 'LegacyCluster',
+  };
+}
+
+function defaultsOf(xrd: CompositeResourceDefinition): XrdDefaults {
+  const spec = xrd.spec as CompositeResourceDefinition['spec'] & XrdDefaults;
+  return {
+    enforcedCompositionRef: spec.enforcedCompositionRef,
+    defaultCompositionRef: spec.defaultCompositionRef,
+    defaultCompositionRevisionSelector: spec.defaultCompositionRevisionSelector,
+  };
+}
+
+function controlledBy(crd: CustomResourceDefinition, xrd: CompositeResourceDefinition): boolean {
+  return crd.metadata.ownerReferences?.some((ref) => ref.controller === true && ref.uid === xrd.metadata.uid) ?? false;
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,432 @@
+import { map, merge, mergeMap, type Subscription } from 'rxjs';
+import type { Logger } from 'pino';
+import { sameCondition, setCondition, type Condition } from '../composite/index.js';
+import {
+  CONTENT_TYPE,
+  isAlreadyExists,
+  isConflict,
+  isNotFound,
+  type KubeClient,
+  type KubeObject,
+} from '../kube/index.js';
+import type { Runnable } from '../manager/index.js';
+import type { Metrics } from '../metrics/index.js';
+import { ReconcileQueue, type ReconcileResult } from '../queue/index.js';
+import {
+  objectKey,
+  resourceVersionOf,
+  type IndexFunction,
+  type Informer,
+  type InformerLease,
+  type InformerRegistry,
+} from '../watch/index.js';
+import { compositionHash } from './revisionHash.js';
+
+export const COMPOSITION = { apiVersion: 'apiextensions.crossplane.io/v1', kind: 'Composition' } as const;
+export const COMPOSITION_REVISION = {
+  apiVersion: 'apiextensions.crossplane.io/v1',
+  kind: 'CompositionRevision',
+} as const;
+export const COMPOSITION_NAME_LABEL = 'crossplane.io/composition-name';
+export const COMPOSITION_HASH_LABEL = 'crossplane.io/composition-hash';
+/** On the CompositionRevision informer: revisions by their crossplane.io/composition-name label. */
+export const REVISIONS_BY_COMPOSITION_INDEX = 'compositor/revisions-by-composition';
+const CONTROLLER_NAME = 'revisions/compositions.apiextensions.crossplane.io';
+const DEFAULT_STOP_MS = 30_000;
+/** How long a reconcile waits for its last write to reach the cache before giving up (and risking a stale read). */
+const CACHE_WAIT_MS = 5_000;
+
+interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+interface Meta {
+  name: string;
+  uid?: string;
+  resourceVersion?: string;
+  deletionTimestamp?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: OwnerReference[];
+}
+
+export type Composition = KubeObject & { metadata: Meta; spec?: Record<string, unknown> };
+export type CompositionRevision = KubeObject & {
+  metadata: Meta;
+  spec: Record<string, unknown> & { revision?: number };
+  status?: Record<string, unknown> & { conditions?: Condition[] };
+};
+
+export const revisionsByComposition: IndexFunction = (revision) => {
+  const name = (revision.metadata.labels as Record<string, string> | undefined)?.[COMPOSITION_NAME_LABEL];
+  return name === undefined ? [] : [name];
+};
+
+/** `<composition>-<first 7 hex of the hash>`, as Crossplane names revisions. */
+export function revisionName(composition: string, hash: string): string {
+  return `${composition}-${hash.slice(0, 7)}`;
+}
+
+/** The controller reference a revision carries to its Composition. */
+export function controllerReference(composition: Composition): OwnerReference {
+  const { name, uid = '' } = composition.metadata;
+  return {
+    apiVersion: composition.apiVersion,
+    kind: COMPOSITION.kind,
+    name,
+    uid,
+    controller: true,
+    blockOwnerDeletion: true,
+  };
+}
+
+/** A new revision: the Composition's labels (plus name and hash), annotations and spec, numbered `revision`. */
+export function newRevision(composition: Composition, hash: string, revision: number): CompositionRevision {
+  const { name, labels, annotations } = composition.metadata;
+  return {
+    ...COMPOSITION_REVISION,
+    metadata: {
+      name: revisionName(name, hash),
+      labels: { ...labels, [COMPOSITION_NAME_LABEL]: name, [COMPOSITION_HASH_LABEL]: hash.slice(0, 63) },
+      ...(annotations ? { annotations: { ...annotations } } : {}),
+      ownerReferences: [controllerReference(composition)],
+    },
+    spec: { ...composition.spec, revision },
+  };
+}
+
+/**
+ * The ValidPipeline condition of a revision. compositor does not check function capabilities (upstream requires
+ * each step's active FunctionRevision to advertise `composition`); such a check belongs here, and the composite
+ * reconciler refuses only a revision whose ValidPipeline is explicitly False.
+ */
+export function validPipeline(_revision: CompositionRevision): Condition {
+  return { type: 'ValidPipeline', status: 'True', reason: 'ValidPipeline' };
+}
+
+interface RevisionChange {
+  metadata?: Partial<Meta>;
+  spec?: Record<string, unknown>;
+  status?: Record<string, unknown>;
+}
+
+export interface CompositionRevisionControllerOptions {
+  client: KubeClient;
+  informers: InformerRegistry;
+  metrics: Metrics;
+  logger: Logger;
+  /** --max-reconcile-rate: Compositions reconciled per second, burst ten times that. */
+  maxReconcileRate: number;
+  workers?: number;
+  now?: () => Date;
+}
+
+/**
+ * Crossplane's Composition revision controller: every distinct Composition (by the hash of its labels, annotations
+ * and spec) gets one CompositionRevision, numbered from 1; returning to an earlier state renumbers that revision
+ * as the latest instead of creating another. Revisions are read from the informer cache, re-adopted when their
+ * controller reference is missing (a backup restore strips it), and recreated when deleted.
+ *
+ * @example
+ * const revisions = new CompositionRevisionController({ client, informers, metrics, logger, maxReconcileRate: 10 });
+ * await revisions.start();
+ * await revisions.stop(30_000);
+ */
+export class CompositionRevisionController implements Runnable {
+  readonly name = CONTROLLER_NAME;
+  private readonly queue: ReconcileQueue;
+  private readonly now: () => Date;
+  private compositions: InformerLease<Composition> | undefined;
+  private revisions: InformerLease<CompositionRevision> | undefined;
+  private subscription: Subscription | undefined;
+
+  constructor(private readonly options: CompositionRevisionControllerOptions) {
+    this.now = options.now ?? (() => new Date());
+    this.queue = new ReconcileQueue({
+      name: CONTROLLER_NAME,
+      metrics: options.metrics,
+      workers: options.workers ?? 2,
+      ratePerSecond: options.maxReconcileRate,
+      isConflict,
+      reconcile: (key, signal) => this.reconcile(key, signal),
+      onError: (key, err) => {
+        options.logger.warn({ controller: CONTROLLER_NAME, composition: key, err: describe(err) }, 'reconcile failed');
+      },
+    });
+  }
+
+  /** Watches Compositions and their revisions; resolves once both caches are synced (or `signal` aborts). */
+  async start(signal?: AbortSignal): Promise<void> {
+    const { informers } = this.options;
+    this.compositions = await informers.acquire<Composition>(COMPOSITION.apiVersion, COMPOSITION.kind);
+    try {
+      this.revisions = await informers.acquire<CompositionRevision>(
+        COMPOSITION_REVISION.apiVersion,
+        COMPOSITION_REVISION.kind,
+      );
+    } catch (err) {
+      await this.compositions.release();
+      this.compositions = undefined;
+      throw err;
+    }
+    this.revisions.informer.store.addIndex(REVISIONS_BY_COMPOSITION_INDEX, revisionsByComposition);
+    // A revision event concerns the Composition named by its label, so a deleted revision is recreated.
+    this.subscription = merge(
+      this.compositions.informer.events$.pipe(map((event) => objectKey(event.object))),
+      this.revisions.informer.events$.pipe(mergeMap((event) => revisionsByComposition(event.object))),
+    ).subscribe((key) => {
+      this.queue.add(key);
+    });
+    const synced = Promise.all([this.compositions.informer.waitForSync(), this.revisions.informer.waitForSync()]);
+    await Promise.race([synced, aborted(signal)]);
+    // Shared informers may have synced before we subscribed; their objects then never arrive as events.
+    for (const key of this.compositions.informer.store.keys()) this.queue.add(key);
+    this.queue.start();
+  }
+
+  /** Stops taking work, waits for in-flight reconciles (up to `deadline`) and releases both informers. */
+  async stop(deadline?: AbortSignal | number): Promise<void> {
+    this.subscription?.unsubscribe();
+    const ms = typeof deadline === 'number' ? deadline : deadline?.aborted ? 0 : DEFAULT_STOP_MS;
+    await Promise.race([this.queue.shutdown(ms), aborted(typeof deadline === 'number' ? undefined : deadline)]);
+    await Promise.all([this.compositions?.release(), this.revisions?.release()]);
+  }
+
+  private async reconcile(key: string, signal: AbortSignal): Promise<ReconcileResult> {
+    const composition = this.compositions?.informer.store.get(key);
+    if (!composition || composition.metadata.deletionTimestamp) return {};
+    // Listening from before the first write, so the echo of the last one cannot slip by unseen.
+    const echoes = new WriteEchoes(this.revisionInformer());
+    try {
+      const written = await this.sync(composition, signal);
+      if (written) await echoes.until(written, signal);
+      return {};
+    } catch (err) {
+      // A revision deleted while we wrote to it: its delete event enqueues the Composition again.
+      if (isNotFound(err)) return {};
+      throw err;
+    } finally {
+      echoes.close();
+    }
+  }
+
+  /** Adopt, find or create the revision of the Composition's hash, number it latest, mark it valid. */
+  private async sync(composition: Composition, signal: AbortSignal): Promise<CompositionRevision | undefined> {
+    const hash = compositionHash(composition);
+    const listed = this.revisionInformer().store.byIndex(REVISIONS_BY_COMPOSITION_INDEX, composition.metadata.name);
+    const revisions: CompositionRevision[] = [];
+    for (const revision of listed) revisions.push(await this.adopt(revision, composition, signal));
+    const latest = Math.max(0, ...revisions.map(numberOf));
+    const existing = revisions
+      .filter((r) => r.metadata.labels?.[COMPOSITION_HASH_LABEL] === hash.slice(0, 63))
+      .reduce<CompositionRevision | undefined>((a, b) => (a && numberOf(a) >= numberOf(b) ? a : b), undefined);
+    let current = existing ?? (await this.create(composition, hash, latest + 1, signal));
+    current = await this.promote(current, latest, signal);
+    current = await this.ensureValidPipeline(current, signal);
+    return current === existing ? undefined : current;
+  }
+
+  /** Restores the controller reference (and name label) of a revision labelled for this Composition. */
+  private async adopt(
+    revision: CompositionRevision,
+    composition: Composition,
+    signal: AbortSignal,
+  ): Promise<CompositionRevision> {
+    const owners = revision.metadata.ownerReferences ?? [];
+    const uid = composition.metadata.uid;
+    const labelled = revision.metadata.labels?.[COMPOSITION_NAME_LABEL] === composition.metadata.name;
+    if (labelled && owners.some((o) => o.controller === true && o.uid === uid)) return revision;
+    const name = composition.metadata.name;
+    const foreign = owners.find((o) => o.controller === true && !(o.kind === COMPOSITION.kind && o.name === name));
+    if (foreign) {
+      throw new Error(
+        `cannot adopt CompositionRevision "${revision.metadata.name}": it is controlled by ${foreign.kind} "${foreign.name}"`,
+      );
+    }
+    // A controller reference to an earlier Composition of the same name (another UID) is stale: replace it.
+    const others = owners.filter((o) => o.controller !== true);
+    const metadata = {
+      labels: { [COMPOSITION_NAME_LABEL]: composition.metadata.name },
+      ownerReferences: [...others, controllerReference(composition)],
+    };
+    const adopted = await this.patch(revision, { metadata }, signal);
+    this.options.logger.info({ controller: CONTROLLER_NAME, revision: revision.metadata.name }, 'adopted revision');
+    return adopted;
+  }
+
+  private async create(
+    composition: Composition,
+    hash: string,
+    revision: number,
+    signal: AbortSignal,
+  ): Promise<CompositionRevision> {
+    const body = newRevision(composition, hash, revision);
+    const name = body.metadata.name;
+    try {
+      const created = await this.request<CompositionRevision>('POST', this.path(), { body, signal });
+      this.options.logger.info({ controller: CONTROLLER_NAME, revision: name, number: revision }, 'created revision');
+      return created;
+    } catch (err) {
+      if (!isAlreadyExists(err)) throw new Error(`cannot create CompositionRevision "${name}"`, { cause: err });
+    }
+    // Most likely our own earlier create that the cache has not seen yet: use it if it has this hash.
+    const found = await this.request<CompositionRevision>('GET', this.path(name), { signal });
+    if (found.metadata.labels?.[COMPOSITION_HASH_LABEL] !== hash.slice(0, 63)) {
+      throw new Error(`cannot create CompositionRevision "${name}": one of that name exists with another hash`);
+    }
+    return this.adopt(found, composition, signal);
+  }
+
+  /** Renumbers a revision the Composition returned to, so it is the latest again (the revert case). */
+  private async promote(
+    revision: CompositionRevision,
+    latest: number,
+    signal: AbortSignal,
+  ): Promise<CompositionRevision> {
+    if (numberOf(revision) >= latest) return revision;
+    const promoted = await this.patch(revision, { spec: { revision: latest + 1 } }, signal);
+    this.options.logger.info(
+      { controller: CONTROLLER_NAME, revision: revision.metadata.name, number: latest + 1 },
+      'renumbered revision as the latest',
+    );
+    return promoted;
+  }
+
+  private async ensureValidPipeline(revision: CompositionRevision, signal: AbortSignal): Promise<CompositionRevision> {
+    const wanted = validPipeline(revision);
+    const conditions = revision.status?.conditions ?? [];
+    if (
+      sameCondition(
+        conditions.find((c) => c.type === wanted.type),
+        wanted,
+      )
+    )
+      return revision;
+    const status = { conditions: setCondition(conditions, wanted, this.now) };
+    return this.patch(revision, { status }, signal);
+  }
+
+  /**
+   * A merge patch guarded by the revision's resourceVersion, so a stale cache read ends in a silent requeue. A
+   * status change goes to the status subresource, where the API server ignores everything else.
+   */
+  private patch(
+    revision: CompositionRevision,
+    change: RevisionChange,
+    signal: AbortSignal,
+  ): Promise<CompositionRevision> {
+    const name = revision.metadata.name;
+    const subresource = change.status ? '/status' : '';
+    const body = { ...change, metadata: { ...change.metadata, resourceVersion: revision.metadata.resourceVersion } };
+    return this.request<CompositionRevision>('PATCH', this.path(name) + subresource, {
+      body,
+      contentType: CONTENT_TYPE.mergePatch,
+      signal,
+    }).catch((err: unknown) => {
+      if (isConflict(err) || isNotFound(err)) throw err;
+      throw new Error(`cannot update CompositionRevision "${name}"${subresource}`, { cause: err });
+    });
+  }
+
+  private request<T>(...args: Parameters<KubeClient['request']>): Promise<T> {
+    return this.options.client.request<T>(...args);
+  }
+
+  private path(name?: string): string {
+    const lease = this.revisions;
+    if (!lease) throw new Error('the revision controller is not started');
+    const { groupVersionPath, plural } = lease.resource;
+    return `${groupVersionPath}/${plural}${name === undefined ? '' : `/${name}`}`;
+  }
+
+  private revisionInformer(): Informer<CompositionRevision> {
+    if (!this.revisions) throw new Error('the revision controller is not started');
+    return this.revisions.informer;
+  }
+}
+
+/**
+ * The revision events seen since a reconcile began. The reconcile waits for the echo of its last write, so the
+ * next reconcile of the Composition, which may start at once, never numbers a revision from a cache that lacks the
+ * one just written; listening from the start means an echo (or a delete) that came early is not waited for in vain.
+ */
+class WriteEchoes {
+  private readonly seen = new Map<string, { version: string | undefined; deleted: boolean }>();
+  private readonly subscription: Subscription;
+  private waiter: (() => void) | undefined;
+
+  constructor(private readonly informer: Informer<CompositionRevision>) {
+    this.subscription = informer.events$.subscribe((event) => {
+      const version = resourceVersionOf(event.object);
+      this.seen.set(event.object.metadata.name, { version, deleted: event.type === 'delete' });
+      this.waiter?.();
+    });
+  }
+
+  /** Resolves once the cache holds `written` or something newer, or it was deleted; gives up after a while. */
+  until(written: CompositionRevision, signal: AbortSignal): Promise<void> {
+    const { name } = written.metadata;
+    const version = resourceVersionOf(written);
+    const arrived = (): boolean => {
+      const seen = this.seen.get(name);
+      const cached = this.informer.store.get(name);
+      if (version === undefined || seen?.deleted === true) return true;
+      return atLeast(seen?.version, version) || (cached !== undefined && atLeast(resourceVersionOf(cached), version));
+    };
+    if (arrived() || signal.aborted) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        this.waiter = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, CACHE_WAIT_MS);
+      timer.unref();
+      signal.addEventListener('abort', done, { once: true });
+      this.waiter = () => {
+        if (arrived()) done();
+      };
+    });
+  }
+
+  close(): void {
+    this.subscription.unsubscribe();
+  }
+}
+
+/** resourceVersions are opaque, but etcd's are increasing integers; anything else must match exactly. */
+function atLeast(seen: string | undefined, wanted: string): boolean {
+  if (seen === undefined) return false;
+  if (/^\d+$/.test(seen) && /^\d+$/.test(wanted)) return BigInt(seen) >= BigInt(wanted);
+  return seen === wanted;
+}
+
+function numberOf(revision: CompositionRevision): number {
+  const n = revision.spec.revision;
+  return typeof n === 'number' ? n : 0;
+}
+
+function aborted(signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return new Promise<void>(() => undefined);
+  if (signal.aborted) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    signal.addEventListener(
+      'abort',
+      () => {
+        resolve();
+      },
+      { once: true },
+    );
+  });
+}
+
+function describe(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  return err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message;
+}

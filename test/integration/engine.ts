@@ -1,0 +1,279 @@
+import pino from 'pino';
+import { loadCrds } from '../../src/apis/index.js';
+import { Engine } from '../../src/cli/engine.js';
+import { flagDefaults, type StartConfig } from '../../src/cli/flags.js';
+import { CONTENT_TYPE, ensureCrds, isNotFound, KubeClient, type KubeObject } from '../../src/kube/index.js';
+import { createMetrics, type Metrics } from '../../src/metrics/index.js';
+import { controlPlane, eventually } from './harness.js';
+
+// Runs the composition engine in-process against the shared control plane, and the objects the engine tests use:
+// an XRD per test group, built-in patch-and-transform and auto-ready Functions, a Composition of ConfigMaps.
+
+export interface RunningEngine {
+  engine: Engine;
+  metrics: Metrics;
+  client: KubeClient;
+  stop(): Promise<void>;
+  /** API write requests (POST, PUT, PATCH, DELETE) compositor has made so far. */
+  writes(): Promise<number>;
+  /** Reconciles of one controller so far. */
+  reconciles(controller: string): Promise<number>;
+}
+
+export async function startEngine(overrides: Partial<StartConfig> = {}): Promise<RunningEngine> {
+  const plane = controlPlane();
+  const config = {
+    ...flagDefaults(),
+    maxConcurrentReconciles: overrides.maxReconcileRate ?? 10,
+    kubeconfig: undefined,
+    gracefulShutdownTimeoutMs: 5_000,
+    ...overrides,
+  } as StartConfig;
+  const metrics = createMetrics({ processMetrics: false });
+  const client = new KubeClient(plane.kubeConfig, (method, code) => {
+    metrics.restClientRequests.inc({ method, code });
+  });
+  await ensureCrds(client, await loadCrds(), { timeoutMs: 30_000 });
+  const engine = new Engine({ client, config, metrics, log: pino({ level: process.env.ENGINE_LOG ?? 'silent' }) });
+  await engine.start();
+  const sum = async (
+    name: string,
+    match: (labels: Partial<Record<string, string | number>>) => boolean,
+  ): Promise<number> => {
+    const metric = (await metrics.registry.getMetricsAsJSON()).find((m) => m.name === name);
+    return (metric?.values ?? []).filter((v) => match(v.labels)).reduce((total, v) => total + v.value, 0);
+  };
+  return {
+    engine,
+    metrics,
+    client,
+    stop: () => engine.stop(AbortSignal.timeout(5_000)),
+    writes: () =>
+      sum('rest_client_requests_total', (l) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(String(l.method))),
+    reconciles: (controller) => sum('controller_runtime_reconcile_total', (l) => l.controller === controller),
+  };
+}
+
+export const PT_FUNCTION = 'function-patch-and-transform';
+export const AUTO_READY_FUNCTION = 'function-auto-ready';
+
+/** Creates or replaces an object (apply as the test's own field manager). */
+export async function apply<T extends KubeObject>(client: KubeClient, object: T): Promise<T> {
+  const path = await pathOf(client, object);
+  return client.request<T>('PATCH', path, {
+    body: object,
+    contentType: CONTENT_TYPE.apply,
+    query: { fieldManager: 'integration-test', force: true },
+  });
+}
+
+export async function get<T extends KubeObject>(
+  client: KubeClient,
+  ref: { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } },
+): Promise<T | undefined> {
+  try {
+    return await client.request<T>('GET', await pathOf(client, ref));
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+export async function remove(
+  client: KubeClient,
+  ref: { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } },
+): Promise<void> {
+  await client.request('DELETE', await pathOf(client, ref)).catch((err: unknown) => {
+    if (!isNotFound(err)) throw err;
+  });
+}
+
+export async function mergePatch(
+  client: KubeClient,
+  ref: { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } },
+  patch: unknown,
+): Promise<KubeObject> {
+  return client.request<KubeObject>('PATCH', await pathOf(client, ref), {
+    body: patch,
+    contentType: CONTENT_TYPE.mergePatch,
+  });
+}
+
+async function pathOf(
+  client: KubeClient,
+  ref: { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } },
+): Promise<string> {
+  const [group, version] = ref.apiVersion.includes('/') ? ref.apiVersion.split('/') : ['', ref.apiVersion];
+  const base = group ? `/apis/${group}/${version}` : `/api/${version}`;
+  const list = await client.request<{ resources: { name: string; kind: string; namespaced: boolean }[] }>('GET', base);
+  const resource = list.resources.find((r) => r.kind === ref.kind && !r.name.includes('/'));
+  if (!resource) throw new Error(`${ref.kind} is not served at ${base}`);
+  const ns = resource.namespaced ? `/namespaces/${ref.metadata.namespace ?? 'default'}` : '';
+  return `${base}${ns}/${resource.name}/${ref.metadata.name}`;
+}
+
+export async function ensureNamespace(client: KubeClient, name: string): Promise<void> {
+  await apply(client, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+}
+
+export function functions(): KubeObject[] {
+  return [
+    {
+      apiVersion: 'pkg.crossplane.io/v1',
+      kind: 'Function',
+      metadata: { name: PT_FUNCTION },
+      spec: { package: 'xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.8.2' },
+    },
+    {
+      apiVersion: 'pkg.crossplane.io/v1',
+      kind: 'Function',
+      metadata: { name: AUTO_READY_FUNCTION },
+      spec: { package: 'xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.5.0' },
+    },
+  ];
+}
+
+export interface TestApi {
+  group: string;
+  kind: string;
+  plural: string;
+  apiVersion: string;
+  controller: string;
+  scope: 'Namespaced' | 'Cluster' | 'LegacyCluster';
+}
+
+export function testApi(group: string, kind: string, scope: TestApi['scope'] = 'Namespaced'): TestApi {
+  const plural = `${kind.toLowerCase()}s`;
+  return { group, kind, plural, apiVersion: `${group}/v1`, controller: `composite/${plural}.${group}`, scope };
+}
+
+export function xrd(api: TestApi): KubeObject {
+  return {
+    apiVersion: api.scope === 'LegacyCluster' ? 'apiextensions.crossplane.io/v1' : 'apiextensions.crossplane.io/v2',
+    kind: 'CompositeResourceDefinition',
+    metadata: { name: `${api.plural}.${api.group}` },
+    spec: {
+      group: api.group,
+      names: { kind: api.kind, plural: api.plural },
+      scope: api.scope,
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          referenceable: true,
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: {
+                spec: { type: 'object', properties: { image: { type: 'string' } } },
+                status: { type: 'object', properties: { image: { type: 'string' } } },
+              },
+            },
+          },
+        },
+      ],
+    },
+  };
+}
+
+/** A Composition of one ConfigMap whose data.image follows the XR's spec.image, then auto-ready. */
+export function composition(api: TestApi, name = api.plural, options: { functionName?: string } = {}): KubeObject {
+  return {
+    apiVersion: 'apiextensions.crossplane.io/v1',
+    kind: 'Composition',
+    metadata: { name },
+    spec: {
+      compositeTypeRef: { apiVersion: api.apiVersion, kind: api.kind },
+      mode: 'Pipeline',
+      pipeline: [
+        {
+          step: 'patch-and-transform',
+          functionRef: { name: options.functionName ?? PT_FUNCTION },
+          input: {
+            apiVersion: 'pt.fn.crossplane.io/v1beta1',
+            kind: 'Resources',
+            resources: [
+              {
+                name: 'settings',
+                base: {
+                  apiVersion: 'v1',
+                  kind: 'ConfigMap',
+                  ...(api.scope === 'Namespaced' ? {} : { metadata: { namespace: 'default' } }),
+                  data: { image: '' },
+                },
+                patches: [
+                  { type: 'FromCompositeFieldPath', fromFieldPath: 'spec.image', toFieldPath: 'data.image' },
+                  { type: 'ToCompositeFieldPath', fromFieldPath: 'data.image', toFieldPath: 'status.image' },
+                ],
+              },
+            ],
+          },
+        },
+        { step: 'ready', functionRef: { name: AUTO_READY_FUNCTION } },
+      ],
+    },
+  };
+}
+
+export async function installApi(client: KubeClient, api: TestApi): Promise<void> {
+  for (const fn of functions()) await apply(client, fn);
+  await apply(client, xrd(api));
+  await apply(client, composition(api));
+  await eventually(`XRD ${api.plural}.${api.group} Established`, async () => {
+    const stored = await get<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>(client, {
+      apiVersion: 'apiextensions.crossplane.io/v1',
+      kind: 'CompositeResourceDefinition',
+      metadata: { name: `${api.plural}.${api.group}` },
+    });
+    return stored?.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ? true : undefined;
+  });
+}
+
+export interface Condition {
+  type: string;
+  status: string;
+  reason: string;
+  message?: string;
+}
+
+export type XrObject = KubeObject & {
+  metadata: KubeObject['metadata'] & { uid?: string; annotations?: Record<string, string>; generation?: number };
+  status?: {
+    conditions?: Condition[];
+    image?: string;
+    effectivePollInterval?: string;
+    lastHandledReconcileAt?: string;
+  };
+  spec?: { crossplane?: { resourceRefs?: { apiVersion: string; kind: string; name: string }[] } };
+};
+
+export function condition(object: XrObject | undefined, type: string): Condition | undefined {
+  return object?.status?.conditions?.find((c) => c.type === type);
+}
+
+export interface EventObject {
+  reason: string;
+  type: string;
+  note?: string;
+  series?: { count: number };
+  regarding: { name: string; kind: string; uid?: string };
+}
+
+/** events.k8s.io/v1 Events about one object (by uid), optionally of one reason. */
+export async function eventsFor(
+  client: KubeClient,
+  namespace: string,
+  uid: string,
+  reason?: string,
+): Promise<EventObject[]> {
+  const list = await client.request<{ items: EventObject[] }>(
+    'GET',
+    `/apis/events.k8s.io/v1/namespaces/${namespace}/events`,
+  );
+  return list.items.filter((e) => e.regarding.uid === uid && (reason === undefined || e.reason === reason));
+}
+
+/** Occurrences of events (series counts summed) about one object. */
+export function occurrences(events: readonly EventObject[]): number {
+  return events.reduce((total, e) => total + (e.series?.count ?? 1), 0);
+}
