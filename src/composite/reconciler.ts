@@ -62,7 +62,7 @@ export const COMPOSITE_FIELD_MANAGER = 'apiextensions.crossplane.io/composite';
 const DELETION_RECHECK_MS = 2_000;
 /** How soon an XR whose Composition has no revision yet tries again (the revision event usually comes first). */
 const REVISION_PENDING_RECHECK_MS = 1_000;
-/** How soon an XR that wrote composed resources which are not ready yet looks at them again. */
+/** How soon an XR that wrote composed resources looks at them again. */
 const OBSERVE_WRITES_AFTER_MS = 250;
 
 export interface XrType {
@@ -284,9 +284,9 @@ export class CompositeReconciler {
       this.event(xr, 'Normal', 'ReconcileRequestHandled', `Handled reconcile request ${token}`);
     }
     await this.writeStatus(xr, status, pass.signal);
-    // compositor's own writes come back as echoes that trigger nothing, so after a write the XR looks once more
-    // to observe what it created (readiness is judged on observed state).
-    if (composed.wrote && !ready) return { requeueAfterMs: OBSERVE_WRITES_AFTER_MS };
+    // compositor's own writes come back as echoes that trigger nothing, so after a write the XR looks once more to
+    // observe what it wrote: readiness and ToCompositeFieldPath patches are computed from observed state.
+    if (composed.wrote) return { requeueAfterMs: OBSERVE_WRITES_AFTER_MS };
     return { requeueAfterMs: this.requeueAfter(composed.ttlMs, pass.pollMs) };
   }
 

@@ -268,14 +268,14 @@ export class CompositionRevisionController implements Runnable {
     const body = newRevision(composition, hash, revision);
     const name = body.metadata.name;
     try {
-      const created = await this.request<CompositionRevision>('POST', this.path(), { body, signal });
+      const created = await this.options.client.request<CompositionRevision>('POST', this.path(), { body, signal });
       this.options.logger.info({ controller: CONTROLLER_NAME, revision: name, number: revision }, 'created revision');
       return created;
     } catch (err) {
       if (!isAlreadyExists(err)) throw new Error(`cannot create CompositionRevision "${name}"`, { cause: err });
     }
     // Most likely our own earlier create that the cache has not seen yet: use it if it has this hash.
-    const found = await this.request<CompositionRevision>('GET', this.path(name), { signal });
+    const found = await this.options.client.request<CompositionRevision>('GET', this.path(name), { signal });
     if (found.metadata.labels?.[COMPOSITION_HASH_LABEL] !== hash.slice(0, 63)) {
       throw new Error(`cannot create CompositionRevision "${name}": one of that name exists with another hash`);
     }
@@ -300,13 +300,8 @@ export class CompositionRevisionController implements Runnable {
   private async ensureValidPipeline(revision: CompositionRevision, signal: AbortSignal): Promise<CompositionRevision> {
     const wanted = validPipeline(revision);
     const conditions = revision.status?.conditions ?? [];
-    if (
-      sameCondition(
-        conditions.find((c) => c.type === wanted.type),
-        wanted,
-      )
-    )
-      return revision;
+    const current = conditions.find((c) => c.type === wanted.type);
+    if (sameCondition(current, wanted)) return revision;
     const status = { conditions: setCondition(conditions, wanted, this.now) };
     return this.patch(revision, { status }, signal);
   }
@@ -323,18 +318,16 @@ export class CompositionRevisionController implements Runnable {
     const name = revision.metadata.name;
     const subresource = change.status ? '/status' : '';
     const body = { ...change, metadata: { ...change.metadata, resourceVersion: revision.metadata.resourceVersion } };
-    return this.request<CompositionRevision>('PATCH', this.path(name) + subresource, {
-      body,
-      contentType: CONTENT_TYPE.mergePatch,
-      signal,
-    }).catch((err: unknown) => {
-      if (isConflict(err) || isNotFound(err)) throw err;
-      throw new Error(`cannot update CompositionRevision "${name}"${subresource}`, { cause: err });
-    });
-  }
-
-  private request<T>(...args: Parameters<KubeClient['request']>): Promise<T> {
-    return this.options.client.request<T>(...args);
+    return this.options.client
+      .request<CompositionRevision>('PATCH', this.path(name) + subresource, {
+        body,
+        contentType: CONTENT_TYPE.mergePatch,
+        signal,
+      })
+      .catch((err: unknown) => {
+        if (isConflict(err) || isNotFound(err)) throw err;
+        throw new Error(`cannot update CompositionRevision "${name}"${subresource}`, { cause: err });
+      });
   }
 
   private path(name?: string): string {
@@ -412,11 +405,11 @@ function numberOf(revision: CompositionRevision): number {
   return typeof n === 'number' ? n : 0;
 }
 
+/** Resolves when `signal` aborts; never without one. */
 function aborted(signal: AbortSignal | undefined): Promise<void> {
-  if (!signal) return new Promise<void>(() => undefined);
-  if (signal.aborted) return Promise.resolve();
   return new Promise<void>((resolve) => {
-    signal.addEventListener(
+    if (signal?.aborted) resolve();
+    signal?.addEventListener(
       'abort',
       () => {
         resolve();

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import pino from 'pino';
 import { loadCrds } from '../../src/apis/index.js';
-import { CONTENT_TYPE, Discovery, ensureCrds, type KubeClient } from '../../src/kube/index.js';
+import { CONTENT_TYPE, Discovery, ensureCrds, isNotFound, type KubeClient } from '../../src/kube/index.js';
 import { createMetrics } from '../../src/metrics/index.js';
 import { InformerRegistry } from '../../src/watch/index.js';
 // Imported from the files themselves until src/definition/index.ts exports them (owned by another change in flight).
@@ -61,6 +61,12 @@ describe('CompositionRevision controller (integration)', function () {
   after(async () => {
     await controller.stop(AbortSignal.timeout(10_000));
     expect(registry.watched()).to.deep.equal([]);
+    // The control plane is shared: leave no Compositions behind (the garbage collector removes their revisions).
+    for (const name of ['rev-cycle', 'rev-heal', 'rev-taken']) {
+      await client.request('DELETE', `${COMPOSITIONS}/${name}`).catch((err: unknown) => {
+        if (!isNotFound(err)) throw err;
+      });
+    }
   });
 
   async function revisionsOf(composition: string): Promise<CompositionRevision[]> {

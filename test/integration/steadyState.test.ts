@@ -17,6 +17,7 @@ import {
 // Load behaviour: no writes at rest, no thundering herd after a restart, polling with realtime off.
 
 const NAMESPACE = 'steady-state';
+const RESTART_XRS = Number(process.env.RESTART_XRS ?? 1_000);
 
 function app(
   apiVersion: string,
@@ -78,6 +79,8 @@ async function pollGaps(client: KubeClient, xrRef: XrObject): Promise<number[]> 
     if (!ref) throw new Error('no resourceRefs');
     const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: ref.name, namespace: NAMESPACE } };
     const uid = ((await get(client, cm)) as unknown as { metadata: { uid: string } }).metadata.uid;
+    // The reconcile that recreated it looks once more shortly after; delete only once that is done.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
     await remove(client, cm);
     const back = await eventually(
       'recreated at the next poll',
@@ -129,8 +132,8 @@ describe('steady state and restarts', function () {
     let running: RunningEngine = await startEngine({ maxReconcileRate: 100 });
     try {
       await installApi(client, api);
-      await createMany(client, api.apiVersion, api.kind, 1_000, 'r');
-      await allReady(client, api.plural, api.group, 1_000, 300_000);
+      await createMany(client, api.apiVersion, api.kind, RESTART_XRS, 'r');
+      await allReady(client, api.plural, api.group, RESTART_XRS, 300_000);
     } finally {
       await running.stop();
     }
@@ -152,7 +155,7 @@ describe('steady state and restarts', function () {
       process.stderr.write(
         `      restart: ${reconciles} reconciles in the first 10 s, changed XR after ${changedAfter} ms\n`,
       );
-      expect(reconciles).to.be.below(50);
+      expect(reconciles).to.be.below(RESTART_XRS * 0.05);
       expect(changedAfter).to.be.below(2_000);
     } finally {
       // Leave the shared control plane light for the tests after this one.
