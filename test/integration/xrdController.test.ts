@@ -141,7 +141,7 @@ describe('XRD controller', function () {
     await apply(client, composition(api, 'enforced'));
     await mergePatch(client, xrdRef(api), { spec: { defaultCompositionRef: { name: 'enforced' } } });
     await eventually('XRD Established at the new generation', async () => {
-      const stored = (await get<XrObject>(client, xrdRef(api)));
+      const stored = await get<XrObject>(client, xrdRef(api));
       const established = condition(stored, 'Established') as
         { status: string; observedGeneration?: number } | undefined;
       return established?.status === 'True' && established.observedGeneration === stored?.metadata.generation
