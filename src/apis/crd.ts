@@ -7,15 +7,18 @@ export interface CustomResourceDefinition {
     labels?: Record<string, string>;
     annotations?: Record<string, string>;
     resourceVersion?: string;
-    ownerReferences?: {
-      apiVersion: string;
-      kind: string;
-      name: string;
-      uid: string;
-      controller?: boolean;
-      blockOwnerDeletion?: boolean;
-    }[];
+    ownerReferences?: OwnerReference[];
   };
   spec: Record<string, unknown>;
   status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] };
+}
+
+/** metadata.ownerReferences[]: the fields every owner reference compositor writes or reads carries. */
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
 }

@@ -3,4 +3,4 @@
 export { DURATION_FORM, InvalidDurationError, formatDuration, parseDuration } from './duration.js';
 export { crdsDir, loadCrds } from './crds.js';
 export { packageRoot } from './packageRoot.js';
-export type { CustomResourceDefinition } from './crd.js';
+export type { CustomResourceDefinition, OwnerReference } from './crd.js';

@@ -1,3 +1,4 @@
+import type { OwnerReference } from '../apis/index.js';
 import { createHash } from 'node:crypto';
 import { digest, type JsonObject } from '../functions/index.js';
 import type { KubeObject } from '../kube/index.js';
@@ -17,14 +18,7 @@ export const APPLIED_DIGEST_ANNOTATION = 'compositor.crossplane.io/applied-diges
 const SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 const RBAC_KINDS = new Set(['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
 
-export interface OwnerReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
-}
+export type { OwnerReference };
 
 export interface ComposedObject extends KubeObject {
   metadata: KubeObject['metadata'] & {

@@ -13,6 +13,7 @@ import {
 import {
   ApiError,
   CONTENT_TYPE,
+  getIfExists,
   isConflict,
   isNotFound,
   type Discovery,
@@ -369,13 +370,8 @@ export class CompositeReconciler {
       const info = await this.options.discovery.resolve(ref.apiVersion, ref.kind);
       return store.get(info.namespaced && namespace ? `${namespace}/${ref.name}` : ref.name);
     }
-    try {
-      const path = await this.options.discovery.path(ref.apiVersion, ref.kind, ref.name, namespace);
-      return await this.options.client.request<ComposedObject>('GET', path);
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
+    const path = await this.options.discovery.path(ref.apiVersion, ref.kind, ref.name, namespace);
+    return getIfExists<ComposedObject>(this.options.client, path);
   }
 
   private async runPipeline(
@@ -407,17 +403,9 @@ export class CompositeReconciler {
     name: string,
     signal: AbortSignal,
   ): Promise<Record<string, string> | undefined> {
-    try {
-      const secret = await this.options.client.request<{ data?: Record<string, string> }>(
-        'GET',
-        `/api/v1/namespaces/${namespace}/secrets/${name}`,
-        { signal },
-      );
-      return secret.data ?? {};
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
+    const path = `/api/v1/namespaces/${namespace}/secrets/${name}`;
+    const secret = await getIfExists<{ data?: Record<string, string> }>(this.options.client, path, signal);
+    return secret ? (secret.data ?? {}) : undefined;
   }
 
   /** Desired composed resources with rendered metadata and settled namespaces, in the pipeline's order. */

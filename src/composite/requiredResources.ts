@@ -1,5 +1,5 @@
 import type { JsonObject, RequiredResourceFetcher, ResourceSelector, Resources } from '../functions/index.js';
-import { isNotFound, type Discovery, type KubeClient, type KubeObject } from '../kube/index.js';
+import { getIfExists, type Discovery, type KubeClient, type KubeObject } from '../kube/index.js';
 
 /**
  * Serves the resources functions require (required_resources) from the API server. A namespaced kind without a
@@ -19,12 +19,8 @@ export function apiResourceFetcher(
       const namespace = info.namespaced ? (selector.namespace ?? xrNamespace) : undefined;
       if (selector.matchName !== undefined) {
         const path = await discovery.path(apiVersion, kind, selector.matchName, namespace);
-        try {
-          return { items: [{ resource: await client.request<JsonObject>('GET', path, { signal }) }] };
-        } catch (err) {
-          if (isNotFound(err)) return { items: [] };
-          throw err;
-        }
+        const resource = await getIfExists<JsonObject>(client, path, signal);
+        return { items: resource ? [{ resource }] : [] };
       }
       const labels = labelSelector(selector);
       const scope = namespace === undefined ? '' : `/namespaces/${namespace}`;

@@ -1,7 +1,15 @@
 import type { Logger } from 'pino';
 import type { CustomResourceDefinition } from '../apis/index.js';
 import { isSubset, StatusDraft, type XrdDefaults, type XrType } from '../composite/index.js';
-import { CONTENT_TYPE, isConflict, isEstablished, isNotFound, type EventSink, type KubeClient } from '../kube/index.js';
+import {
+  CONTENT_TYPE,
+  getIfExists,
+  isConflict,
+  isEstablished,
+  isNotFound,
+  type EventSink,
+  type KubeClient,
+} from '../kube/index.js';
 import type { Metrics } from '../metrics/index.js';
 import { ReconcileQueue, type ReconcileResult } from '../queue/index.js';
 import { objectKey, type InformerLease, type InformerRegistry } from '../watch/index.js';
@@ -226,13 +234,8 @@ export class DefinitionController {
     return {};
   }
 
-  private async getCrd(name: string): Promise<CustomResourceDefinition | undefined> {
-    try {
-      return await this.options.client.request<CustomResourceDefinition>('GET', `${CRDS_PATH}/${name}`);
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
+  private getCrd(name: string): Promise<CustomResourceDefinition | undefined> {
+    return getIfExists<CustomResourceDefinition>(this.options.client, `${CRDS_PATH}/${name}`);
   }
 
   /** Applies the CRD when it differs from what is stored; undefined when another owner controls it. */

@@ -1,3 +1,4 @@
+import type { OwnerReference } from '../apis/index.js';
 import { map, merge, mergeMap, type Subscription } from 'rxjs';
 import type { Logger } from 'pino';
 import { sameCondition, setCondition, type Condition } from '../composite/index.js';
@@ -35,15 +36,6 @@ const CONTROLLER_NAME = 'revisions/compositions.apiextensions.crossplane.io';
 const DEFAULT_STOP_MS = 30_000;
 /** How long a reconcile waits for its last write to reach the cache before giving up (and risking a stale read). */
 const CACHE_WAIT_MS = 5_000;
-
-interface OwnerReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
-}
 
 interface Meta {
   name: string;

@@ -2,6 +2,7 @@
 // apply included), reachability checks at start and CRD installation.
 export { KubeClient, CONTENT_TYPE, type RequestOptions, type ResponseObserver, type Verb } from './client.js';
 export { ApiError, isAlreadyExists, isConflict, isNotFound } from './errors.js';
+export { getIfExists } from './getIfExists.js';
 export { KubeconfigError, loadKubeConfig, type KubeconfigSource } from './kubeconfig.js';
 export {
   ApiServerUnreachableError,
