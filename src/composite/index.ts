@@ -36,6 +36,7 @@ export { isSettled, restartDelayMs } from './restart.js';
 export {
   COMPOSITE_FIELD_MANAGER,
   CompositeReconciler,
+  failureMessage,
   type CompositeReconcilerOptions,
   type XrType,
 } from './reconciler.js';

@@ -16,6 +16,7 @@ import {
   getIfExists,
   isConflict,
   isNotFound,
+  removeFinalizerPatch,
   type Discovery,
   type EventSink,
   type KubeClient,
@@ -561,18 +562,14 @@ export class CompositeReconciler {
   }
 
   private async removeFinalizer(xr: Xr, signal: AbortSignal): Promise<void> {
-    const finalizers = xr.metadata.finalizers ?? [];
-    const index = finalizers.indexOf(COMPOSITE_FINALIZER);
-    if (index < 0) return;
+    const patch = removeFinalizerPatch(xr.metadata.finalizers, COMPOSITE_FINALIZER);
+    if (!patch) return;
     const path = await this.options.discovery.path(xr.apiVersion, xr.kind, xr.metadata.name, xr.metadata.namespace);
-    // A JSON patch with a test: it removes exactly our entry, or fails as a conflict if the list moved meanwhile.
+    // A list that moved meanwhile fails the patch's test; that is a conflict, retried at once.
     await this.options.ownWrites
       .track(xr, () =>
         this.options.client.request<Xr>('PATCH', path, {
-          body: [
-            { op: 'test', path: `/metadata/finalizers/${index}`, value: COMPOSITE_FINALIZER },
-            { op: 'remove', path: `/metadata/finalizers/${index}` },
-          ],
+          body: patch,
           contentType: CONTENT_TYPE.jsonPatch,
           signal,
         }),

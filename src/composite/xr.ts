@@ -1,3 +1,4 @@
+import { describeSource } from '../circuitbreaker/index.js';
 import type { KubeObject } from '../kube/index.js';
 import type { Condition } from './conditions.js';
 
@@ -78,8 +79,7 @@ export function isBeingDeleted(xr: Xr): boolean {
   return xr.metadata.deletionTimestamp !== undefined;
 }
 
-/** "Kind/name" or "Kind/name (namespace)", how events and messages name an object. */
+/** "Kind/name" or "Kind/name (namespace)", how events and messages name an object (the breaker's naming). */
 export function describe(object: { kind: string; metadata: { name: string; namespace?: string } }): string {
-  const { name, namespace } = object.metadata;
-  return namespace ? `${object.kind}/${name} (${namespace})` : `${object.kind}/${name}`;
+  return describeSource(object.kind, object.metadata.name, object.metadata.namespace);
 }

@@ -1,12 +1,13 @@
 import type { Logger } from 'pino';
 import type { CustomResourceDefinition } from '../apis/index.js';
-import { isSubset, StatusDraft, type XrdDefaults, type XrType } from '../composite/index.js';
+import { failureMessage, isSubset, StatusDraft, type XrdDefaults, type XrType } from '../composite/index.js';
 import {
   CONTENT_TYPE,
   getIfExists,
   isConflict,
   isEstablished,
   isNotFound,
+  removeFinalizerPatch,
   type EventSink,
   type KubeClient,
 } from '../kube/index.js';
@@ -90,7 +91,7 @@ export class DefinitionController {
       isConflict,
       reconcile: (key) => this.reconcile(key),
       onError: (key, err) => {
-        options.logger.warn({ controller: CONTROLLER_NAME, xrd: key, err: message(err) }, 'reconcile failed');
+        options.logger.warn({ controller: CONTROLLER_NAME, xrd: key, err: failureMessage(err) }, 'reconcile failed');
       },
     });
   }
@@ -294,14 +295,11 @@ export class DefinitionController {
   }
 
   private async removeFinalizer(xrd: XrdObject): Promise<void> {
-    const index = xrd.metadata.finalizers?.indexOf(DEFINITION_FINALIZER) ?? -1;
-    if (index < 0) return;
+    const patch = removeFinalizerPatch(xrd.metadata.finalizers, DEFINITION_FINALIZER);
+    if (!patch) return;
     await this.options.client
       .request('PATCH', `/apis/${XRD.apiVersion}/compositeresourcedefinitions/${xrd.metadata.name}`, {
-        body: [
-          { op: 'test', path: `/metadata/finalizers/${index}`, value: DEFINITION_FINALIZER },
-          { op: 'remove', path: `/metadata/finalizers/${index}` },
-        ],
+        body: patch,
         contentType: CONTENT_TYPE.jsonPatch,
       })
       .catch((err: unknown) => {
@@ -359,8 +357,4 @@ function defaultsOf(xrd: CompositeResourceDefinition): XrdDefaults {
 
 function controlledBy(crd: CustomResourceDefinition, xrd: CompositeResourceDefinition): boolean {
   return crd.metadata.ownerReferences?.some((ref) => ref.controller === true && ref.uid === xrd.metadata.uid) ?? false;
-}
-
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -3,6 +3,7 @@
 export { KubeClient, CONTENT_TYPE, type RequestOptions, type ResponseObserver, type Verb } from './client.js';
 export { ApiError, isAlreadyExists, isConflict, isNotFound } from './errors.js';
 export { getIfExists } from './getIfExists.js';
+export { removeFinalizerPatch } from './finalizers.js';
 export { KubeconfigError, loadKubeConfig, type KubeconfigSource } from './kubeconfig.js';
 export {
   ApiServerUnreachableError,

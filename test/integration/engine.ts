@@ -2,7 +2,7 @@ import pino from 'pino';
 import { loadCrds } from '../../src/apis/index.js';
 import { Engine } from '../../src/cli/engine.js';
 import { flagDefaults, type StartConfig } from '../../src/cli/flags.js';
-import { CONTENT_TYPE, ensureCrds, isNotFound, KubeClient, type KubeObject } from '../../src/kube/index.js';
+import { CONTENT_TYPE, Discovery, ensureCrds, isNotFound, KubeClient, type KubeObject } from '../../src/kube/index.js';
 import { createMetrics, type Metrics } from '../../src/metrics/index.js';
 import { controlPlane, eventually } from './harness.js';
 
@@ -99,17 +99,12 @@ export async function mergePatch(
   });
 }
 
-async function pathOf(
+/** A fresh Discovery per call: tests install and delete CRDs, so nothing is cached between calls. */
+function pathOf(
   client: KubeClient,
   ref: { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } },
 ): Promise<string> {
-  const [group, version] = ref.apiVersion.includes('/') ? ref.apiVersion.split('/') : ['', ref.apiVersion];
-  const base = group ? `/apis/${group}/${version}` : `/api/${version}`;
-  const list = await client.request<{ resources: { name: string; kind: string; namespaced: boolean }[] }>('GET', base);
-  const resource = list.resources.find((r) => r.kind === ref.kind && !r.name.includes('/'));
-  if (!resource) throw new Error(`${ref.kind} is not served at ${base}`);
-  const ns = resource.namespaced ? `/namespaces/${ref.metadata.namespace ?? 'default'}` : '';
-  return `${base}${ns}/${resource.name}/${ref.metadata.name}`;
+  return new Discovery(client).path(ref.apiVersion, ref.kind, ref.metadata.name, ref.metadata.namespace);
 }
 
 export async function ensureNamespace(client: KubeClient, name: string): Promise<void> {
