@@ -139,7 +139,8 @@ export class CompositeController {
     return {
       store: (apiVersion, kind): ObjectStore | undefined => this.pipeline.composedStore(apiVersion, kind),
       watch: (apiVersion, kind) => this.pipeline.watchComposed(apiVersion, kind),
-      setKinds: (xrKey, kinds) => {
+      setKinds: (xrKey, kinds, required = []) => {
+        this.pipeline.setRequired(xrKey, required);
         this.setKinds(xrKey, kinds);
       },
     };

@@ -10,6 +10,7 @@ import {
 } from 'rxjs';
 import type { Logger } from 'pino';
 import type { KubeObject } from '../kube/index.js';
+import { isRequired, type RequiredWatch } from './requiredResources.js';
 import {
   circuitBreaker,
   type Breaker,
@@ -72,6 +73,8 @@ export class CompositeEventPipeline {
   private readonly composed = new Map<string, Promise<ComposedWatch | undefined>>();
   /** Composed kinds whose caches are synced, for the reconciler to read from. */
   private readonly synced = new Map<string, Informer>();
+  /** Required resources per kind ("apiVersion/kind"), per XR key: who to tell when one changes. */
+  private readonly required = new Map<string, Map<string, RequiredWatch[]>>();
   private xrLease: InformerLease | undefined;
   private revisionLease: InformerLease | undefined;
   private subscription: Subscription | undefined;
@@ -167,6 +170,20 @@ export class CompositeEventPipeline {
     await watch.lease.release();
   }
 
+  /** Replaces the required resources an XR read in its last pipeline run (none forgets the XR). */
+  setRequired(xrKey: string, watches: readonly RequiredWatch[]): void {
+    for (const [gvk, byXr] of this.required) {
+      byXr.delete(xrKey);
+      if (byXr.size === 0) this.required.delete(gvk);
+    }
+    for (const watch of watches) {
+      const gvk = `${watch.apiVersion}/${watch.kind}`;
+      const byXr = this.required.get(gvk) ?? new Map<string, RequiredWatch[]>();
+      this.required.set(gvk, byXr);
+      byXr.set(xrKey, [...(byXr.get(xrKey) ?? []), watch]);
+    }
+  }
+
   /** The composed kinds watched right now, as "apiVersion/kind". */
   composedKinds(): string[] {
     return [...this.composed.keys()];
@@ -204,7 +221,10 @@ export class CompositeEventPipeline {
     return { lease, stop$ };
   }
 
-  /** XRs a composed resource belongs to: its controller owner reference, and every XR that lists it. */
+  /**
+   * XRs a composed resource belongs to: its controller owner reference, every XR that lists it, and every XR whose
+   * pipeline required it.
+   */
   private composedToXrs(event: WatchEvent, synced: boolean): XrEvent[] {
     const { object } = event;
     const keys = new Set(controllerOwnerKeys(object, this.options.xr));
@@ -215,6 +235,8 @@ export class CompositeEventPipeline {
       namespace: object.metadata.namespace,
     };
     for (const xr of this.xrInformer.store.byIndex(RESOURCE_REFS_INDEX, composedRefKey(ref))) keys.add(objectKey(xr));
+    const requiredBy = this.required.get(`${object.apiVersion}/${object.kind}`) ?? new Map<string, RequiredWatch[]>();
+    for (const [key, watches] of requiredBy) if (watches.some((w) => isRequired(w, object))) keys.add(key);
     // The first list of a composed kind replays what exists: its XRs are enqueued by their own events, so
     // charging each of them once per composed resource would trip the breaker of every large XR at start.
     const initial = event.type === 'add' && !synced;

@@ -36,7 +36,7 @@ import {
 import { SYSTEM_CONDITION_TYPES, unreadyMessage } from './conditions.js';
 import { effectivePollInterval, withJitter, type PollIntervalFlags } from './pollInterval.js';
 import { pendingReconcileRequest } from './reconcileRequest.js';
-import { apiResourceFetcher } from './requiredResources.js';
+import { apiResourceFetcher, type RequiredWatch } from './requiredResources.js';
 import {
   RevisionPendingError,
   selectComposition,
@@ -80,8 +80,11 @@ export interface ComposedCache {
   store(apiVersion: string, kind: string): ObjectStore | undefined;
   /** Makes sure a composed kind is watched (realtime only; resolves when its cache is synced). */
   watch(apiVersion: string, kind: string): Promise<void>;
-  /** Records which kinds an XR composes, so kinds no XR composes any more stop being watched. */
-  setKinds(xrKey: string, kinds: readonly string[]): void;
+  /**
+   * Records which kinds an XR composes or requires and which required resources it read, so kinds no XR uses any
+   * more stop being watched and a change to a required resource reaches the XRs that read it.
+   */
+  setKinds(xrKey: string, kinds: readonly string[], required?: readonly RequiredWatch[]): void;
 }
 
 export interface CompositeReconcilerOptions {
@@ -225,13 +228,14 @@ export class CompositeReconciler {
     const machinery = machineryOf(xr, this.options.xrType.legacy);
     const selected = await this.select(xr, machinery, signal);
     const observed = await this.observeComposed(xr, machinery.resourceRefs ?? []);
-    const out = await this.runPipeline(xr, selected.revision, observed, signal);
+    const required: RequiredWatch[] = [];
+    const out = await this.runPipeline(xr, selected.revision, observed, { signal, required });
     const desired = await this.renderDesired(xr, out.desired, observed);
 
     await this.collectGarbage(xr, observed, desired, signal);
     const refs = desired.map(({ object }) => this.refOf(object));
     await this.applyMachinery(xr, { ...selected.machinery, resourceRefs: refs }, signal);
-    await this.watchKinds(key, refs);
+    await this.watchKinds(key, refs, required);
     const applied = await this.applyComposed(xr, desired, observed, signal);
 
     for (const condition of out.conditions) {
@@ -250,10 +254,13 @@ export class CompositeReconciler {
     };
   }
 
-  /** Records the kinds this XR composes and makes sure each is watched before anything is applied. */
-  private async watchKinds(key: string, refs: readonly ResourceRef[]): Promise<void> {
-    const kinds = [...new Set(refs.map((r) => `${r.apiVersion}/${r.kind}`))];
-    this.options.composed.setKinds(key, kinds);
+  /**
+   * Records the kinds this XR composes or requires and makes sure each is watched before anything is applied, so
+   * no change after this reconcile's reads goes unseen.
+   */
+  private async watchKinds(key: string, refs: readonly ResourceRef[], required: RequiredWatch[]): Promise<void> {
+    const kinds = [...new Set([...refs, ...required].map((r) => `${r.apiVersion}/${r.kind}`))];
+    this.options.composed.setKinds(key, kinds, required);
     await Promise.all(
       kinds.map((gvk) => {
         const slash = gvk.lastIndexOf('/');
@@ -379,7 +386,7 @@ export class CompositeReconciler {
     xr: Xr,
     revision: RevisionObject,
     observed: ReadonlyMap<string, ComposedObject>,
-    signal: AbortSignal,
+    { signal, required }: { signal: AbortSignal; required: RequiredWatch[] },
   ): Promise<PipelineOutput> {
     const { client, discovery } = this.options;
     const state: State = {
@@ -388,7 +395,11 @@ export class CompositeReconciler {
         [...observed].map(([name, object]) => [name, { resource: object as unknown as JsonObject }]),
       ),
     };
-    const fetcher = apiResourceFetcher(client, discovery, xr.metadata.namespace, signal);
+    const fetcher = apiResourceFetcher(client, discovery, {
+      namespace: xr.metadata.namespace,
+      signal,
+      record: (watch) => required.push(watch),
+    });
     return runPipeline(
       { steps: revision.spec?.pipeline ?? [], observed: state },
       {

@@ -2,6 +2,27 @@ import type { JsonObject, RequiredResourceFetcher, ResourceSelector, Resources }
 import { getIfExists, type Discovery, type KubeClient, type KubeObject } from '../kube/index.js';
 
 /**
+ * A resource an XR's pipeline required, as the API was asked for it: by name, or by labels (in one namespace, or
+ * cluster-wide). The composite controller watches these so a change to a required resource reconciles the XR at
+ * once instead of at the next poll or TTL.
+ */
+export interface RequiredWatch {
+  apiVersion: string;
+  kind: string;
+  namespace?: string;
+  name?: string;
+  labels?: Record<string, string>;
+}
+
+export interface FetchScope {
+  /** The XR's namespace: namespaced kinds without a namespace in the selector are looked up there. */
+  namespace: string | undefined;
+  signal?: AbortSignal;
+  /** Called with every selector served, resolved to what was asked of the API. */
+  record?: (watch: RequiredWatch) => void;
+}
+
+/**
  * Serves the resources functions require (required_resources) from the API server. A namespaced kind without a
  * namespace in the selector is looked up in the XR's namespace, so a namespaced XR only sees its own namespace.
  * Schemas are not served yet (an empty Schema, which functions treat as unknown).
@@ -9,37 +30,59 @@ import { getIfExists, type Discovery, type KubeClient, type KubeObject } from '.
 export function apiResourceFetcher(
   client: KubeClient,
   discovery: Discovery,
-  xrNamespace: string | undefined,
-  signal?: AbortSignal,
+  scope: FetchScope,
 ): RequiredResourceFetcher {
   return {
     async fetchResources(selector: ResourceSelector): Promise<Resources> {
       const { apiVersion = '', kind = '' } = selector;
       const info = await discovery.resolve(apiVersion, kind);
-      const namespace = info.namespaced ? (selector.namespace ?? xrNamespace) : undefined;
-      if (selector.matchName !== undefined) {
-        const path = await discovery.path(apiVersion, kind, selector.matchName, namespace);
-        const resource = await getIfExists<JsonObject>(client, path, signal);
+      const namespace = info.namespaced ? (selector.namespace ?? scope.namespace) : undefined;
+      const watch: RequiredWatch =
+        selector.matchName !== undefined
+          ? { apiVersion, kind, namespace, name: selector.matchName }
+          : { apiVersion, kind, namespace, labels: selector.matchLabels?.labels ?? {} };
+      scope.record?.(watch);
+      if (watch.name !== undefined) {
+        const path = await discovery.path(apiVersion, kind, watch.name, namespace);
+        const resource = await getIfExists<JsonObject>(client, path, scope.signal);
         return { items: resource ? [{ resource }] : [] };
       }
-      const labels = labelSelector(selector);
-      const scope = namespace === undefined ? '' : `/namespaces/${namespace}`;
-      const list = await client.request<{ items?: KubeObject[] }>(
-        'GET',
-        `${info.groupVersionPath}${scope}/${info.plural}`,
-        { query: { labelSelector: labels || undefined }, signal },
-      );
-      const items = (list.items ?? [])
-        .map((item) => ({ ...item, apiVersion, kind }))
-        .sort((a, b) => order(a).localeCompare(order(b)));
-      return { items: items.map((resource) => ({ resource: resource as unknown as JsonObject })) };
+      const prefix = namespace === undefined ? '' : `/namespaces/${namespace}`;
+      return listSelected(client, `${info.groupVersionPath}${prefix}/${info.plural}`, watch, scope.signal);
     },
     fetchSchema: () => Promise.resolve({}),
   };
 }
 
-function labelSelector(selector: ResourceSelector): string {
-  return Object.entries(selector.matchLabels?.labels ?? {})
+/** Lists by label selector; items come back with their type and in a stable order. */
+async function listSelected(
+  client: KubeClient,
+  path: string,
+  watch: RequiredWatch,
+  signal: AbortSignal | undefined,
+): Promise<Resources> {
+  const query = labelSelector(watch.labels ?? {});
+  const list = await client.request<{ items?: KubeObject[] }>('GET', path, {
+    query: { labelSelector: query || undefined },
+    signal,
+  });
+  const items = (list.items ?? [])
+    .map((item) => ({ ...item, apiVersion: watch.apiVersion, kind: watch.kind }))
+    .sort((a, b) => order(a).localeCompare(order(b)));
+  return { items: items.map((resource) => ({ resource: resource as unknown as JsonObject })) };
+}
+
+/** True when an object of the watched kind is one the requirement selects. */
+export function isRequired(watch: RequiredWatch, object: KubeObject): boolean {
+  const { metadata } = object;
+  if (watch.namespace !== undefined && metadata.namespace !== watch.namespace) return false;
+  if (watch.name !== undefined) return metadata.name === watch.name;
+  const labels = (metadata.labels ?? {}) as Record<string, string>;
+  return Object.entries(watch.labels ?? {}).every(([key, value]) => labels[key] === value);
+}
+
+function labelSelector(labels: Record<string, string>): string {
+  return Object.entries(labels)
     .map(([key, value]) => `${key}=${value}`)
     .join(',');
 }

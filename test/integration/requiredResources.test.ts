@@ -1,0 +1,89 @@
+import { ENDPOINT_ANNOTATION } from '../../src/functions/index.js';
+import type { KubeClient, KubeObject } from '../../src/kube/index.js';
+import { startFunction, type FunctionProcess } from '../functions/process.js';
+import { controlPlane, eventually } from './harness.js';
+import { apply, get, remove, startEngine, testApi, xrd, type RunningEngine, type XrObject } from './engine.js';
+
+// A function's required resources are watched: changing one reconciles the XRs that read it at once, long before
+// the function's TTL (10 minutes here) would.
+describe('required resources', function () {
+  this.timeout(120_000);
+  const api = testApi('required.compositor.test', 'XReader');
+  let running: RunningEngine;
+  let client: KubeClient;
+  let fn: FunctionProcess;
+  const settings = (value: string): KubeObject => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'reader-settings', namespace: 'default' },
+    data: { value },
+  });
+  const reader: XrObject = {
+    apiVersion: api.apiVersion,
+    kind: api.kind,
+    metadata: { name: 'reader', namespace: 'default' },
+    spec: {},
+  };
+
+  before(async () => {
+    client = controlPlane().client();
+    fn = await startFunction();
+    running = await startEngine({ functionInsecure: true });
+    const definition = xrd(api) as KubeObject & { spec: { versions: { schema: unknown }[] } };
+    definition.spec.versions[0].schema = {
+      openAPIV3Schema: {
+        type: 'object',
+        properties: { status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+      },
+    };
+    await apply(client, definition);
+    await apply(client, {
+      apiVersion: 'pkg.crossplane.io/v1',
+      kind: 'Function',
+      metadata: { name: 'required-probe', annotations: { [ENDPOINT_ANNOTATION]: fn.endpoint } },
+      spec: { package: 'example.org/probe:v0.1.0' },
+    });
+    await apply(client, {
+      apiVersion: 'apiextensions.crossplane.io/v1',
+      kind: 'Composition',
+      metadata: { name: api.plural },
+      spec: {
+        compositeTypeRef: { apiVersion: api.apiVersion, kind: api.kind },
+        mode: 'Pipeline',
+        pipeline: [
+          {
+            step: 'read',
+            functionRef: { name: 'required-probe' },
+            input: {
+              apiVersion: 'probe.fn.compositor.test/v1',
+              kind: 'Input',
+              requireConfigMap: 'reader-settings',
+              ttlSeconds: 600,
+            },
+          },
+        ],
+      },
+    });
+    await apply(client, settings('first'));
+  });
+
+  after(async () => {
+    await remove(client, reader);
+    await running.stop();
+    await fn.stop();
+  });
+
+  const seen = async (): Promise<unknown> => {
+    const stored = await get<XrObject & { status?: { required?: { data?: { value?: string } }[] } }>(client, reader);
+    return stored?.status?.required?.[0]?.data?.value;
+  };
+
+  it('reconciles an XR within seconds when a resource its pipeline required changes', async () => {
+    await eventually('XRD Established and the XR created', () => apply(client, reader));
+    await eventually('the XR sees value "first"', async () => ((await seen()) === 'first' ? true : undefined));
+    await apply(client, settings('second'));
+    await eventually('the XR sees value "second"', async () => ((await seen()) === 'second' ? true : undefined), {
+      timeoutMs: 10_000,
+    });
+  });
+});
