@@ -30,12 +30,14 @@ describe('required resources', function () {
     fn = await startFunction();
     running = await startEngine({ functionInsecure: true });
     const definition = xrd(api) as KubeObject & { spec: { versions: { schema: unknown }[] } };
-    definition.spec.versions[0].schema = {
+    // The probe reports what it was sent in status.required, which the default test schema would prune.
+    const schema = {
       openAPIV3Schema: {
         type: 'object',
         properties: { status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
       },
     };
+    definition.spec.versions = definition.spec.versions.map((version) => ({ ...version, schema }));
     await apply(client, definition);
     await apply(client, {
       apiVersion: 'pkg.crossplane.io/v1',
