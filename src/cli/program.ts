@@ -97,6 +97,8 @@ interface RenderFlags {
   requiredResources?: string;
   includeFunctionResults?: boolean;
   includeContext?: boolean;
+  includeEvents?: boolean;
+  xrd?: string;
   timeout: number;
 }
 
@@ -110,6 +112,11 @@ function renderCommand(handlers: CommandHandlers, onExitCode: (code: number) => 
     .option('-e, --required-resources <path>', 'YAML file or directory of resources functions may require')
     .option('-r, --include-function-results', 'Also print the results functions returned')
     .option('-c, --include-context', 'Also print the final pipeline context')
+    .option('--include-events', 'Also print the events a reconcile would record')
+    .option(
+      '-x, --xrd <path>',
+      "YAML file holding the XR's CompositeResourceDefinition (legacy XRs keep machinery at spec.*)",
+    )
     .addOption(
       new Option('--timeout <duration>', 'Deadline of each function call')
         .argParser(valueParser('positiveDuration'))
@@ -127,6 +134,8 @@ function renderCommand(handlers: CommandHandlers, onExitCode: (code: number) => 
       };
       if (flags.observedResources !== undefined) options.observedResources = flags.observedResources;
       if (flags.requiredResources !== undefined) options.requiredResources = flags.requiredResources;
+      if (flags.includeEvents === true) options.includeEvents = true;
+      if (flags.xrd !== undefined) options.xrd = flags.xrd;
       onExitCode(await handlers.render(options));
     });
 }

@@ -17,6 +17,7 @@ import {
   type ResourceSelector,
   type Resources,
 } from '../functions/index.js';
+import { xrdScope, type CompositeResourceDefinition } from '../definition/index.js';
 import { checkRenderInputs, type RenderFiles } from './renderCheck.js';
 import { readObject, readObjects, RenderInputError } from './renderInputs.js';
 import { RESOURCE_NAME_ANNOTATION, renderDocuments } from './renderOutput.js';
@@ -29,6 +30,9 @@ export interface RenderOptions extends RenderFiles {
   requiredResources?: string;
   includeFunctionResults: boolean;
   includeContext: boolean;
+  includeEvents?: boolean;
+  /** The XRD of the XR's type: a legacy (v1, LegacyCluster) XRD puts the machinery at spec.* instead. */
+  xrd?: string;
   /** Deadline of each function call. */
   timeoutMs: number;
 }
@@ -71,6 +75,11 @@ function observedByName(objects: readonly JsonObject[], file: string): Map<strin
     byName.set(name, o);
   }
   return byName;
+}
+
+function isLegacy(xrd: JsonObject): boolean {
+  if (str(xrd.kind) !== 'CompositeResourceDefinition') return false;
+  return xrdScope(xrd as unknown as CompositeResourceDefinition) === 'LegacyCluster';
 }
 
 /** Where each Function runs: a development target, or a built-in; anything else cannot run here. */
@@ -123,6 +132,10 @@ async function render(options: RenderOptions): Promise<string> {
       observed,
       includeResults: options.includeFunctionResults,
       includeContext: options.includeContext,
+      includeEvents: options.includeEvents,
+      legacy:
+        options.xrd === undefined ? false : isLegacy(await readObject(options.xrd, 'composite resource definition')),
+      compositionName: str(obj(composition.metadata).name),
     });
     return docs.map((d) => `---\n${stringify(d)}`).join('');
   } finally {

@@ -51,8 +51,30 @@ function readyCondition(out: PipelineOutput): JsonObject {
   return { type: 'Ready', status: 'True', reason: 'Available', lastTransitionTime: RENDER_TIME };
 }
 
-/** The XR: desired composite state with its identity re-injected and Ready plus function conditions. */
-export function renderComposite(xr: JsonObject, out: PipelineOutput): JsonObject {
+/** The conditions a clean reconcile sets besides Ready, as the newer upstream render reports them. */
+const RECONCILED_CONDITIONS: readonly JsonObject[] = [
+  { type: 'Responsive', status: 'True', reason: 'WatchCircuitClosed', lastTransitionTime: RENDER_TIME },
+  { type: 'Synced', status: 'True', reason: 'ReconcileSuccess', lastTransitionTime: RENDER_TIME },
+];
+
+/** References to the desired composed resources, as the engine records them in the XR's machinery. */
+function resourceRefs(out: PipelineOutput): JsonObject[] {
+  return Object.keys(out.desired.resources ?? {})
+    .sort()
+    .map((name) => {
+      const resource = obj(out.desired.resources?.[name]?.resource);
+      const ref: JsonObject = { apiVersion: str(resource.apiVersion), kind: str(resource.kind) };
+      const composedName = str(obj(resource.metadata).name);
+      if (composedName !== '') ref.name = composedName;
+      return ref;
+    });
+}
+
+/**
+ * The XR: desired composite state with its identity re-injected, the resource references at the machinery path
+ * (spec.resourceRefs for legacy XRs, spec.crossplane.resourceRefs otherwise), and the conditions of a reconcile.
+ */
+export function renderComposite(xr: JsonObject, out: PipelineOutput, legacy = false): JsonObject {
   const rendered = structuredClone(out.desired.composite?.resource ?? {});
   rendered.apiVersion = str(xr.apiVersion);
   rendered.kind = str(xr.kind);
@@ -65,7 +87,9 @@ export function renderComposite(xr: JsonObject, out: PipelineOutput): JsonObject
     if (c.message !== undefined) condition.message = c.message;
     return condition;
   });
-  child(rendered, 'status').conditions = [readyCondition(out), ...functionConditions];
+  const spec = child(rendered, 'spec');
+  (legacy ? spec : child(spec, 'crossplane')).resourceRefs = resourceRefs(out);
+  child(rendered, 'status').conditions = [...RECONCILED_CONDITIONS, readyCondition(out), ...functionConditions];
   return ordered(rendered);
 }
 
@@ -110,20 +134,80 @@ export interface RenderExtras {
   observed: ReadonlyMap<string, JsonObject>;
   includeResults: boolean;
   includeContext: boolean;
+  /** Also print the events a reconcile would record (selection, function results). */
+  includeEvents?: boolean;
+  /** The XR is a legacy (v1, LegacyCluster) one: machinery at spec.* rather than spec.crossplane.*. */
+  legacy?: boolean;
+  compositionName?: string;
+}
+
+const RENDER_API_VERSION = 'render.crossplane.io/v1beta1';
+
+/** True when the XR controls the object (a controller reference to it). */
+function controlledBy(object: JsonObject, xr: JsonObject): boolean {
+  const xrMeta = obj(xr.metadata);
+  const refs = obj(object.metadata).ownerReferences;
+  return (Array.isArray(refs) ? refs : []).some((value) => {
+    const ref = obj(value);
+    const uid = str(xrMeta.uid);
+    return (
+      ref.controller === true &&
+      str(ref.kind) === str(xr.kind) &&
+      str(ref.name) === str(xrMeta.name) &&
+      (uid === '' || str(ref.uid) === uid)
+    );
+  });
+}
+
+/** Observed resources the XR controls that the pipeline no longer desires: what the engine would delete. */
+function deletedDocuments(
+  xr: JsonObject,
+  out: PipelineOutput,
+  observed: ReadonlyMap<string, JsonObject>,
+): JsonObject[] {
+  const desired = out.desired.resources ?? {};
+  return [...observed]
+    .filter(([name, object]) => !(name in desired) && controlledBy(object, xr))
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([, object]) => {
+      const metadata = obj(object.metadata);
+      const resource: JsonObject = {
+        apiVersion: str(object.apiVersion),
+        kind: str(object.kind),
+        name: str(metadata.name),
+      };
+      if (str(metadata.namespace) !== '') resource.namespace = str(metadata.namespace);
+      return { apiVersion: RENDER_API_VERSION, kind: 'DeletedResource', resource };
+    });
+}
+
+function eventDocuments(out: PipelineOutput, compositionName: string): JsonObject[] {
+  const selected = {
+    type: 'Normal',
+    reason: 'SelectComposition',
+    message: `Successfully selected composition: ${compositionName}`,
+  };
+  return [selected, ...out.events.map(({ type, reason, message }) => ({ type, reason, message }))].map((e) => ({
+    apiVersion: RENDER_API_VERSION,
+    kind: 'Event',
+    ...e,
+  }));
 }
 
 /** Every document render prints, in order. */
 export function renderDocuments(xr: JsonObject, out: PipelineOutput, extras: RenderExtras): JsonObject[] {
-  const docs: JsonObject[] = [renderComposite(xr, out)];
+  const docs: JsonObject[] = [renderComposite(xr, out, extras.legacy)];
   const names = Object.keys(out.desired.resources ?? {}).sort();
   for (const name of names) {
     const desired = out.desired.resources?.[name] ?? {};
     docs.push(renderComposed(xr, name, desired, extras.observed.get(name)));
   }
+  docs.push(...deletedDocuments(xr, out, extras.observed));
+  if (extras.includeEvents === true) docs.push(...eventDocuments(out, extras.compositionName ?? ''));
   if (extras.includeResults) {
     for (const e of out.events) {
       docs.push({
-        apiVersion: 'render.crossplane.io/v1beta1',
+        apiVersion: RENDER_API_VERSION,
         kind: 'Result',
         step: e.step,
         severity: e.severity,
@@ -132,7 +216,7 @@ export function renderDocuments(xr: JsonObject, out: PipelineOutput, extras: Ren
     }
   }
   if (extras.includeContext) {
-    docs.push({ apiVersion: 'render.crossplane.io/v1beta1', kind: 'Context', fields: out.context ?? {} });
+    docs.push({ apiVersion: RENDER_API_VERSION, kind: 'Context', fields: out.context ?? {} });
   }
   return docs;
 }

@@ -42,6 +42,11 @@ function tempFile(name: string, text: string): string {
   return path;
 }
 
+const RECONCILED = [
+  { type: 'Responsive', status: 'True', reason: 'WatchCircuitClosed', lastTransitionTime: '2024-01-01T00:00:00Z' },
+  { type: 'Synced', status: 'True', reason: 'ReconcileSuccess', lastTransitionTime: '2024-01-01T00:00:00Z' },
+];
+
 describe('cli/render on examples/', () => {
   it('prints the XR and the composed ConfigMap with the metadata Crossplane adds', async () => {
     const { code, docs, stderr } = await render();
@@ -52,8 +57,10 @@ describe('cli/render on examples/', () => {
         apiVersion: 'example.crossplane.io/v1',
         kind: 'App',
         metadata: { name: 'example', namespace: 'default' },
+        spec: { crossplane: { resourceRefs: [{ apiVersion: 'v1', kind: 'ConfigMap' }] } },
         status: {
           conditions: [
+            ...RECONCILED,
             {
               type: 'Ready',
               status: 'False',
@@ -94,7 +101,10 @@ describe('cli/render on examples/', () => {
     const [xr, configMap] = docs as [{ status: unknown }, { metadata: { name?: string; generateName?: string } }];
     expect(xr.status).to.deep.equal({
       image: 'nginx:1.27',
-      conditions: [{ type: 'Ready', status: 'True', reason: 'Available', lastTransitionTime: '2024-01-01T00:00:00Z' }],
+      conditions: [
+        ...RECONCILED,
+        { type: 'Ready', status: 'True', reason: 'Available', lastTransitionTime: '2024-01-01T00:00:00Z' },
+      ],
     });
     expect(configMap.metadata.name).to.equal('example-3f1d2c4b5a69');
     expect(configMap.metadata.generateName).to.equal(undefined);

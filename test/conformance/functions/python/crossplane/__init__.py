@@ -1,0 +1,1 @@
+"""Test stand-in for the crossplane namespace package of function-sdk-python."""
