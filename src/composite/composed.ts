@@ -86,15 +86,17 @@ export function renderComposed(desired: JsonObject, context: RenderContext): Com
     // Functions cannot rename what exists: the name it was created with stays.
     metadata.name = observed.metadata.name;
     if (observed.metadata.namespace !== undefined) metadata.namespace = observed.metadata.namespace;
-    delete metadata.generateName;
+    if (observed.metadata.generateName !== undefined) metadata.generateName = observed.metadata.generateName;
+    else delete metadata.generateName;
   }
   const composite = xr.metadata.labels?.[COMPOSITE_LABEL] ?? xr.metadata.name;
   metadata.labels = { ...metadata.labels, ...inheritedLabels(xr, composite) };
   metadata.annotations = { ...metadata.annotations, [RESOURCE_NAME_ANNOTATION]: resourceName };
   metadata.ownerReferences = withController(object, xr, resourceName);
   if (!metadata.name) {
-    metadata.name = childName(metadata.generateName ?? `${composite}-`, xr.metadata.uid ?? '', resourceName);
-    delete metadata.generateName;
+    // Upstream keeps generateName beside the deterministic name it derives from it.
+    metadata.generateName ??= `${composite}-`;
+    metadata.name = childName(metadata.generateName, xr.metadata.uid ?? '', resourceName);
   }
   validateName(object, resourceName);
   return object;

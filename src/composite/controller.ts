@@ -26,6 +26,8 @@ export interface CompositeControllerOptions {
   name: string;
   xrType: XrType & { group: string };
   xrd: () => XrdDefaults;
+  /** The XRD changed since this controller started; it is about to be restarted. */
+  stale?: () => boolean;
   client: KubeClient;
   discovery: Discovery;
   informers: InformerRegistry;
@@ -112,6 +114,7 @@ export class CompositeController {
       controller: options.name,
       xrType: options.xrType,
       xrd: options.xrd,
+      stale: options.stale,
       xrs: this.pipeline.xrInformer.store,
       compositions: this.compositionLease.informer.store,
       revisions: this.pipeline.revisionInformer.store,

@@ -63,6 +63,8 @@ export const COMPOSITE_FIELD_MANAGER = 'apiextensions.crossplane.io/composite';
 /** How often an XR being deleted looks again at composed resources still on their way out. */
 const DELETION_RECHECK_MS = 2_000;
 /** How soon an XR whose Composition has no revision yet tries again (the revision event usually comes first). */
+/** How soon to look again when the controller waits for its restart on an XRD change. */
+const STALE_RECHECK_MS = 1_000;
 const REVISION_PENDING_RECHECK_MS = 1_000;
 /** How soon an XR that wrote composed resources looks at them again. */
 const OBSERVE_WRITES_AFTER_MS = 250;
@@ -91,6 +93,11 @@ export interface CompositeReconcilerOptions {
   controller: string;
   xrType: XrType;
   xrd: () => XrdDefaults;
+  /**
+   * True when the XRD moved to a new generation this controller was not started for (say, another referenceable
+   * version): nothing is composed with the old type; the restarted controller reconciles the XR.
+   */
+  stale?: () => boolean;
   xrs: ObjectStore<Xr>;
   compositions: ObjectStore;
   revisions: ObjectStore;
@@ -152,6 +159,7 @@ export class CompositeReconciler {
       this.options.composed.setKinds(key, []);
       return {};
     }
+    if (this.options.stale?.() === true) return { requeueAfterMs: STALE_RECHECK_MS };
     const xr = structuredClone(cached);
     const status = new StatusDraft(xr.status ?? {}, xr.metadata.generation, this.now);
     status.setCondition(responsiveCondition(this.options.breaker.state(key)));
@@ -312,7 +320,9 @@ export class CompositeReconciler {
       return { requeueAfterMs: REVISION_PENDING_RECHECK_MS };
     }
     if (isConflict(err)) throw err;
-    const message = failureMessage(err);
+    // As upstream wraps it: everything after selection failed while composing resources.
+    const message =
+      err instanceof SelectionError ? failureMessage(err) : `cannot compose resources: ${failureMessage(err)}`;
     const reason = err instanceof SelectionError ? err.reason : 'ComposeResources';
     if (err instanceof PipelineFatalError) {
       for (const event of err.partial.events) this.event(xr, event.type, event.reason, event.message);

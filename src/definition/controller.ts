@@ -38,6 +38,8 @@ export interface CompositeFactoryInput {
   name: string;
   xrType: XrType & { group: string };
   xrd: () => XrdDefaults;
+  /** True once the cached XRD has a newer generation than the controller was started for: a restart is due. */
+  stale: () => boolean;
 }
 
 export interface DefinitionControllerOptions {
@@ -179,11 +181,22 @@ export class DefinitionController {
         name: `composite/${xrd.spec.names.plural}.${xrd.spec.group}`,
         xrType,
         xrd: () => defaultsOf(entry.xrd),
+        stale: () => this.restartDue(key, entry),
       }),
     };
     await entry.controller.start();
     this.running.set(key, entry);
     this.options.logger.info({ controller: entry.controller.name }, 'started composite controller');
+  }
+
+  /**
+   * The cached XRD moved to a generation the running controller was not started for. Deletion bumps the generation
+   * too, but then the old controller must keep running to finalize the XRs.
+   */
+  private restartDue(key: string, entry: Running): boolean {
+    const cached = this.lease?.informer.store.get(key);
+    if (!cached || cached.metadata.deletionTimestamp !== undefined) return false;
+    return cached.metadata.generation !== entry.generation;
   }
 
   private async stopComposite(key: string): Promise<void> {

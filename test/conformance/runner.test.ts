@@ -2,7 +2,7 @@
 // vector, and a missing corpus is a one-line error with a non-zero exit, never a silent pass.
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
@@ -35,14 +35,25 @@ describe('conformance runner', function () {
     if (process.env[CHILD] === '1') this.skip();
   });
 
-  it('fails exactly the vector whose expected value was changed, and says so in the JSON summary', () => {
+  it('fails exactly the vector and the scenario whose expected values were changed, and says so in the summary', () => {
     const dir = mkdtempSync(join(tmpdir(), 'compositor-corpus-'));
     cpSync(corpusDir(), dir, { recursive: true });
+    // Live scenarios take minutes each; the render ones exercise the scenario runner in seconds.
+    const scenarios = join(dir, 'scenarios');
+    for (const id of readdirSync(scenarios)) {
+      const spec = parse(readFileSync(join(scenarios, id, 'expected.yaml'), 'utf8')) as { steps?: unknown };
+      if (spec.steps !== undefined) rmSync(join(scenarios, id), { recursive: true });
+    }
     const folder = join(dir, 'engine-vectors');
     const file = join(folder, readdirSync(folder).sort()[0] ?? '');
     const vector = parse(readFileSync(file, 'utf8')) as { id: string; expect: { name: string } };
     vector.expect.name = `${vector.expect.name}-changed`;
     writeFileSync(file, stringify(vector));
+    const scenarioFile = join(scenarios, 'render-empty-pipeline', 'expected.yaml');
+    writeFileSync(
+      scenarioFile,
+      readFileSync(scenarioFile, 'utf8').replace('bucket-composition', 'another-composition'),
+    );
     const json = join(dir, 'summary.json');
 
     const run = runConformance(dir, json);
@@ -51,15 +62,18 @@ describe('conformance runner', function () {
     const summary = JSON.parse(readFileSync(json, 'utf8')) as {
       failed: number;
       passed: number;
+      unsupported: number;
       entries: { id: string; status: string }[];
     };
-    expect(summary.entries.filter((e) => e.status === 'failed').map((e) => e.id)).to.deep.equal([vector.id]);
-    expect(summary.failed).to.equal(1);
+    const failed = summary.entries.filter((e) => e.status === 'failed').map((e) => e.id);
+    expect(failed.sort()).to.deep.equal([vector.id, 'render-empty-pipeline'].sort());
+    expect(summary.failed).to.equal(2);
     const lines = run.stdout.trimEnd().split('\n');
-    expect(lines.slice(-2)).to.deep.equal([
-      lines.find((l) => l.startsWith(`FAIL ${vector.id} (ChildName): (root): got "`)),
-      `${summary.passed} passed, 1 failed, 0 skipped`,
-    ]);
+    expect(lines.find((l) => l.startsWith(`FAIL ${vector.id} (ChildName): (root): got "`))).to.not.equal(undefined);
+    expect(
+      lines.find((l) => l.startsWith('FAIL render-empty-pipeline (RenderScenario): events[0].message: got')),
+    ).to.not.equal(undefined);
+    expect(lines.at(-1)).to.equal(`${summary.passed} passed, 2 failed, ${summary.unsupported} skipped`);
   });
 
   it('stops with one line naming the path when the corpus is missing', () => {

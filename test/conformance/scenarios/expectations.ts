@@ -108,10 +108,18 @@ function eventCheck(
       (e) =>
         (want.type === undefined || e.type === want.type) &&
         (want.reason === undefined || e.reason === want.reason) &&
-        (want.message === undefined || e.note === want.message),
+        (want.message === undefined || withoutDetail(e.note) === want.message),
     );
     return found ? undefined : `events ${show(events.map((e) => ({ type: e.type, reason: e.reason, note: e.note })))}`;
   };
+}
+
+/**
+ * An event's message without the detail Crossplane records with function results: the XR's copy reads
+ * `Pipeline step "<step>": <message>` (reference/crossplane-composite-functions.md, function results).
+ */
+function withoutDetail(note: string | undefined): string | undefined {
+  return note?.replace(/^Pipeline step "[^"]*": /, '');
 }
 
 interface EventObject {

@@ -111,6 +111,46 @@ describe('cli/render on examples/', () => {
     expect(docs).to.have.length(2);
   });
 
+  it('prints the selection event, what it would delete, and legacy machinery at spec.* with a v1 XRD', async () => {
+    const stale = tempFile(
+      'observed.yaml',
+      [
+        'apiVersion: v1',
+        'kind: ConfigMap',
+        'metadata:',
+        '  name: example-old',
+        '  namespace: default',
+        '  annotations: {crossplane.io/composition-resource-name: old}',
+        '  ownerReferences: [{apiVersion: example.crossplane.io/v1, kind: App, name: example, uid: "", controller: true}]',
+        '',
+      ].join('\n'),
+    );
+    const legacyXrd = tempFile(
+      'xrd.yaml',
+      'apiVersion: apiextensions.crossplane.io/v1\nkind: CompositeResourceDefinition\nmetadata: {name: apps.example.crossplane.io}\nspec: {group: example.crossplane.io, names: {kind: App, plural: apps}, versions: []}\n',
+    );
+    const { code, docs, stderr } = await render({ observedResources: stale, includeEvents: true, xrd: legacyXrd });
+    expect(stderr).to.equal('');
+    expect(code).to.equal(0);
+    const [xr] = docs as [{ spec: Record<string, unknown> }];
+    expect(xr.spec.resourceRefs).to.deep.equal([{ apiVersion: 'v1', kind: 'ConfigMap' }]);
+    expect(xr.spec.crossplane).to.equal(undefined);
+    expect(docs.slice(2)).to.deep.equal([
+      {
+        apiVersion: 'render.crossplane.io/v1beta1',
+        kind: 'DeletedResource',
+        resource: { apiVersion: 'v1', kind: 'ConfigMap', name: 'example-old', namespace: 'default' },
+      },
+      {
+        apiVersion: 'render.crossplane.io/v1beta1',
+        kind: 'Event',
+        type: 'Normal',
+        reason: 'SelectComposition',
+        message: 'Successfully selected composition: apps.example.crossplane.io',
+      },
+    ]);
+  });
+
   const failures: Record<string, { reason: string; options: () => Partial<RenderOptions>; want: RegExp }> = {
     malformed: {
       reason: 'a YAML syntax error names the file and the problem',
