@@ -13,6 +13,10 @@ export interface StartConfig {
   circuitBreakerCooldownMs: number;
   circuitBreakerHalfOpenIntervalMs: number;
   leaderElection: boolean;
+  leaderElectionNamespace: string;
+  leaderElectionLeaseDurationMs: number;
+  leaderElectionRenewDeadlineMs: number;
+  leaderElectionRetryPeriodMs: number;
   functionTimeoutMs: number;
   functionInsecure: boolean;
   functionTlsDir: string;
@@ -116,6 +120,36 @@ export const START_FLAGS: readonly FlagDefinition[] = [
     kind: 'boolean',
     default: 'false',
     description: 'Elect a leader with a coordination.k8s.io Lease so only one replica reconciles.',
+  },
+  {
+    name: 'leader-election-namespace',
+    key: 'leaderElectionNamespace',
+    kind: 'name',
+    default: 'crossplane-system',
+    description:
+      'Namespace of the leader election Lease (compositor-leader-election); the chart sets its own namespace.',
+  },
+  {
+    name: 'leader-election-lease-duration',
+    key: 'leaderElectionLeaseDurationMs',
+    kind: 'positiveDuration',
+    default: '60s',
+    description: 'How long a standby waits after the last renewal before it takes the lease over.',
+  },
+  {
+    name: 'leader-election-renew-deadline',
+    key: 'leaderElectionRenewDeadlineMs',
+    kind: 'positiveDuration',
+    default: '50s',
+    description:
+      'How long the leader keeps trying to renew before it stops reconciling and exits; below the lease duration, so it stops before a standby can take over.',
+  },
+  {
+    name: 'leader-election-retry-period',
+    key: 'leaderElectionRetryPeriodMs',
+    kind: 'positiveDuration',
+    default: '10s',
+    description: 'How often the leader renews the lease and a standby tries to acquire it.',
   },
   {
     name: 'function-timeout',

@@ -70,6 +70,17 @@ export function finishConfig(options: Record<string, unknown>): StartConfig {
       `--poll-interval ${formatDuration(config.pollIntervalMs)} is below --min-poll-interval ${formatDuration(config.minPollIntervalMs)}: expected a poll interval at least the minimum`,
     );
   }
+  const { leaderElectionLeaseDurationMs: lease, leaderElectionRenewDeadlineMs: renew } = config;
+  if (renew >= lease) {
+    throw new UsageError(
+      `--leader-election-renew-deadline ${formatDuration(renew)} is not below --leader-election-lease-duration ${formatDuration(lease)}: the leader must stop before a standby may take over`,
+    );
+  }
+  if (config.leaderElectionRetryPeriodMs >= renew) {
+    throw new UsageError(
+      `--leader-election-retry-period ${formatDuration(config.leaderElectionRetryPeriodMs)} is not below --leader-election-renew-deadline ${formatDuration(renew)}: the leader needs several renewal attempts per deadline`,
+    );
+  }
   return config;
 }
 

@@ -1,6 +1,13 @@
 import { loadCrds } from '../apis/index.js';
 import { loadKubeConfig } from '../kube/index.js';
-import { createLogger, Manager, shutdownSignal, StartupError, type Logger } from '../manager/index.js';
+import {
+  createLogger,
+  LeadershipLostError,
+  Manager,
+  shutdownSignal,
+  StartupError,
+  type Logger,
+} from '../manager/index.js';
 import { createMetrics } from '../metrics/index.js';
 import { Engine } from './engine.js';
 import type { StartConfig } from './flags.js';
@@ -21,6 +28,14 @@ export async function runStart(config: StartConfig, output: Output): Promise<num
     kubeConfig: () => loadKubeConfig({ path: config.kubeconfig }),
     crds: () => loadCrds(),
     runnables: (client) => [new Engine({ client, config, metrics, log })],
+    leaderElection: config.leaderElection
+      ? {
+          namespace: config.leaderElectionNamespace,
+          leaseDurationMs: config.leaderElectionLeaseDurationMs,
+          renewDeadlineMs: config.leaderElectionRenewDeadlineMs,
+          retryPeriodMs: config.leaderElectionRetryPeriodMs,
+        }
+      : undefined,
   });
   return runManager(manager, { signal: shutdownSignal(log), log, output });
 }
@@ -35,6 +50,11 @@ export async function runManager(
     await manager.run(signal, onStarted);
     return 0;
   } catch (err) {
+    if (err instanceof LeadershipLostError) {
+      log.fatal({ error: err.message }, 'lost leadership');
+      output.stderr(`compositor: lost leadership: ${err.message}\n`);
+      return 1;
+    }
     if (!(err instanceof StartupError)) throw err;
     log.fatal({ error: err.message }, 'cannot start');
     output.stderr(`compositor: cannot start: ${err.message}\n`);

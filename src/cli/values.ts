@@ -11,7 +11,15 @@ export class FlagValueError extends Error {
 }
 
 export type ValueKind =
-  'duration' | 'positiveDuration' | 'positiveInteger' | 'positiveNumber' | 'boolean' | 'address' | 'logLevel' | 'path';
+  | 'duration'
+  | 'positiveDuration'
+  | 'positiveInteger'
+  | 'positiveNumber'
+  | 'boolean'
+  | 'address'
+  | 'logLevel'
+  | 'path'
+  | 'name';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -25,6 +33,7 @@ export const ACCEPTED_FORMS: Record<ValueKind, string> = {
   address: 'a listen address such as :8080, 127.0.0.1:8080 or 0 to disable',
   logLevel: `one of ${LOG_LEVELS.join(', ')}`,
   path: 'a file path',
+  name: 'a lowercase DNS label such as crossplane-system',
 };
 
 type Parsed = number | boolean | string;
@@ -70,6 +79,10 @@ const parsers: Record<ValueKind, (text: string) => Parsed> = {
   },
   path: (text) => {
     if (text.trim() === '') throw new FlagValueError(ACCEPTED_FORMS.path);
+    return text;
+  },
+  name: (text) => {
+    if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(text)) throw new FlagValueError(ACCEPTED_FORMS.name);
     return text;
   },
 };

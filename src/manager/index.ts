@@ -2,7 +2,8 @@
 // signal handling and graceful shutdown. Leader election joins here.
 export { createLogger, type Logger } from './logger.js';
 export { listen, splitAddress, type RunningServer } from './httpServer.js';
-export { Manager, StartupError, type ManagerConfig, type ManagerOptions } from './manager.js';
+export { LeaderElector, LEASE_NAME, microTime, type LeaderElectionOptions } from './leaderElection.js';
+export { LeadershipLostError, Manager, StartupError, type ManagerConfig, type ManagerOptions } from './manager.js';
 export { Probes } from './probes.js';
 export type { Runnable } from './runnable.js';
 export { shutdownSignal } from './signals.js';

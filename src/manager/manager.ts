@@ -3,6 +3,7 @@ import type { CustomResourceDefinition } from '../apis/index.js';
 import { ClientRateLimiter, clientRateFor, ensureCrds, KubeClient, waitForApiServer } from '../kube/index.js';
 import type { Metrics } from '../metrics/index.js';
 import { listen, type RunningServer } from './httpServer.js';
+import { LeaderElector } from './leaderElection.js';
 import type { Logger } from './logger.js';
 import { Probes } from './probes.js';
 import type { Runnable } from './runnable.js';
@@ -29,6 +30,16 @@ export interface ManagerOptions {
   /** Bounded retry while waiting for the API server at start. */
   reachability?: { attempts: number; delayMs: number };
   crdTimeoutMs?: number;
+  /** Only the holder of this Lease starts the runnables; undefined runs them at once (--leader-election=false). */
+  leaderElection?: { namespace: string; leaseDurationMs: number; renewDeadlineMs: number; retryPeriodMs: number };
+}
+
+/** This process stopped leading (it could not renew the lease); it stopped its controllers and must exit. */
+export class LeadershipLostError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LeadershipLostError';
+  }
 }
 
 /** compositor could not start; the message is one line meant for a human, with no stack trace. */
@@ -67,10 +78,14 @@ export class Manager {
     this.probes.require(READY_CHECKS.apiServer);
     this.probes.require(READY_CHECKS.controllers);
     const runnables: Runnable[] = [];
+    const lost = new AbortController();
+    let elector: LeaderElector | undefined;
     try {
       await this.startServers();
       const client = await this.connect(signal);
       if (this.options.config.installCrds) await this.installCrds(client, signal);
+      elector = await this.lead(client, signal, lost);
+      if (signal.aborted) return;
       runnables.push(...(this.options.runnables?.(client) ?? []));
       for (const runnable of runnables) {
         await runnable.start(signal);
@@ -79,10 +94,43 @@ export class Manager {
       this.probes.set(READY_CHECKS.controllers, true);
       log.info({ controllers: runnables.length }, 'compositor is ready');
       onStarted();
-      await waitForAbort(signal);
+      await waitForAbort(AbortSignal.any([signal, lost.signal]));
+      if (lost.signal.aborted) throw new LeadershipLostError(String(lost.signal.reason));
     } finally {
-      await this.shutdown(runnables);
+      // A leader that lost its lease must stop before the lease expires for a standby: no long graceful wait.
+      const leaderGoneMs = this.options.leaderElection
+        ? this.options.leaderElection.leaseDurationMs - this.options.leaderElection.renewDeadlineMs
+        : Infinity;
+      await this.shutdown(runnables, lost.signal.aborted ? leaderGoneMs / 2 : undefined);
+      lost.abort('stopped');
+      await elector?.release();
+      await Promise.all(this.servers.map((server) => server.close()));
+      this.servers = [];
     }
+  }
+
+  /**
+   * With leader election, waits until this process holds the lease (a standby counts as ready: it is healthy and
+   * waiting) and keeps renewing it; `lost` aborts when a renewal deadline passes.
+   */
+  private async lead(
+    client: KubeClient,
+    signal: AbortSignal,
+    lost: AbortController,
+  ): Promise<LeaderElector | undefined> {
+    const settings = this.options.leaderElection;
+    if (!settings) return undefined;
+    const { log } = this.options;
+    const elector = new LeaderElector({ client, ...settings, log });
+    await elector.acquire(signal, () => {
+      this.probes.set(READY_CHECKS.controllers, true);
+    });
+    if (!elector.isLeader) return undefined;
+    void elector.keepRenewing(AbortSignal.any([signal, lost.signal]), (why) => {
+      log.error({ why }, 'lost the leader election lease; stopping controllers');
+      lost.abort(why);
+    });
+    return elector;
   }
 
   private async startServers(): Promise<void> {
@@ -153,10 +201,10 @@ export class Manager {
     }
   }
 
-  private async shutdown(runnables: readonly Runnable[]): Promise<void> {
+  private async shutdown(runnables: readonly Runnable[], deadlineMs?: number): Promise<void> {
     const { log, config } = this.options;
     this.probes.set(READY_CHECKS.controllers, false);
-    const deadline = AbortSignal.timeout(config.gracefulShutdownTimeoutMs);
+    const deadline = AbortSignal.timeout(Math.min(deadlineMs ?? Infinity, config.gracefulShutdownTimeoutMs));
     for (const runnable of [...runnables].reverse()) {
       try {
         await runnable.stop(deadline);
@@ -164,8 +212,6 @@ export class Manager {
         log.error({ err, runnable: runnable.name }, 'runnable did not stop cleanly');
       }
     }
-    await Promise.all(this.servers.map((server) => server.close()));
-    this.servers = [];
     if (runnables.length > 0) log.info('stopped');
   }
 }

@@ -1,35 +1,10 @@
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { packageRoot } from '../../src/apis/index.js';
 import { freePort } from '../../e2e/controlplane/ports.js';
+import { compositor } from './compositorProcess.js';
 import { controlPlane, eventually } from './harness.js';
-
-interface Exited {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the CLI from source as a separate process, as users run the built one. */
-function compositor(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(packageRoot(), 'src', 'cli', 'main.ts'), ...args], {
-    cwd: packageRoot(),
-    env: { ...process.env, KUBECONFIG: '', HOME: mkdtempSync(join(tmpdir(), 'compositor-home-')), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const output = { stdout: '', stderr: '' };
-  child.stdout.on('data', (chunk: Buffer) => (output.stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output.stderr += chunk.toString()));
-  const exited = new Promise<Exited>((resolve) =>
-    child.on('exit', (code) => {
-      resolve({ code, ...output });
-    }),
-  );
-  return { child, output, exited };
-}
 
 describe('compositor start (integration, separate process)', () => {
   it('runs against the control plane, answers probes, and exits 0 on SIGTERM', async () => {

@@ -62,6 +62,10 @@ describe('cli/program', () => {
       circuitBreakerCooldownMs: 300_000,
       circuitBreakerHalfOpenIntervalMs: 30_000,
       leaderElection: false,
+      leaderElectionNamespace: 'crossplane-system',
+      leaderElectionLeaseDurationMs: 60_000,
+      leaderElectionRenewDeadlineMs: 50_000,
+      leaderElectionRetryPeriodMs: 10_000,
       functionTimeoutMs: 60_000,
       functionInsecure: false,
       functionTlsDir: '/tls/client',
@@ -104,6 +108,22 @@ describe('cli/program', () => {
       want: { circuitBreakerHalfOpenIntervalMs: 10_000 },
     },
     '--leader-election without a value means true': { args: ['--leader-election'], want: { leaderElection: true } },
+    '--leader-election-namespace': {
+      args: ['--leader-election-namespace=platform'],
+      want: { leaderElectionNamespace: 'platform' },
+    },
+    '--leader-election-lease-duration, --leader-election-renew-deadline and --leader-election-retry-period': {
+      args: [
+        '--leader-election-lease-duration=15s',
+        '--leader-election-renew-deadline=10s',
+        '--leader-election-retry-period=2s',
+      ],
+      want: {
+        leaderElectionLeaseDurationMs: 15_000,
+        leaderElectionRenewDeadlineMs: 10_000,
+        leaderElectionRetryPeriodMs: 2_000,
+      },
+    },
     '--leader-election=true': { args: ['--leader-election=true'], want: { leaderElection: true } },
     '--function-timeout': { args: ['--function-timeout=15s'], want: { functionTimeoutMs: 15_000 } },
     '--function-insecure': { args: ['--function-insecure'], want: { functionInsecure: true } },
@@ -195,6 +215,21 @@ describe('cli/program', () => {
       args: ['--poll-interval=500ms'],
       flag: '--min-poll-interval',
       form: 'at least the minimum',
+    },
+    'a lease namespace that is not a DNS label': {
+      args: ['--leader-election-namespace=Crossplane_System'],
+      flag: '--leader-election-namespace',
+      form: 'lowercase DNS label',
+    },
+    'a renew deadline not below the lease duration': {
+      args: ['--leader-election-renew-deadline=60s'],
+      flag: '--leader-election-lease-duration',
+      form: 'must stop before a standby',
+    },
+    'a retry period not below the renew deadline': {
+      args: ['--leader-election-retry-period=50s'],
+      flag: '--leader-election-renew-deadline',
+      form: 'several renewal attempts',
     },
     'a positional argument': { args: ['now'], flag: 'start', form: 'too many arguments' },
   };
