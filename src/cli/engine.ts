@@ -4,6 +4,7 @@ import { CompositionRevisionController, DefinitionController } from '../definiti
 import {
   builtinFunctions,
   CachingRunner,
+  MeasuredRunner,
   FunctionCallError,
   GrpcFunctionRunner,
   insecureCredentials,
@@ -57,6 +58,7 @@ export class Engine implements Runnable {
       discovery: this.discovery,
       logger: log,
       syncIntervalMs: config.syncIntervalMs,
+      metrics: metrics.engine,
     });
     this.events = new EventRecorder({ client, logger: log });
     this.revisions = new CompositionRevisionController({
@@ -178,6 +180,7 @@ export class Engine implements Runnable {
       },
       remote,
     });
-    return new CachingRunner(router);
+    // Measured below the cache: function_run_seconds counts calls that ran, not answers served from the cache.
+    return new CachingRunner(new MeasuredRunner(router, this.options.metrics.functionRun));
   }
 }

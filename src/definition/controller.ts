@@ -186,6 +186,7 @@ export class DefinitionController {
     };
     await entry.controller.start();
     this.running.set(key, entry);
+    this.options.metrics.engine.controllersStarted.inc({ controller: entry.controller.name });
     this.options.logger.info({ controller: entry.controller.name }, 'started composite controller');
   }
 
@@ -204,6 +205,7 @@ export class DefinitionController {
     if (!running) return;
     this.running.delete(key);
     await running.controller.stop(this.options.stopDeadlineMs ?? 30_000);
+    this.options.metrics.engine.controllersStopped.inc({ controller: running.controller.name });
     this.options.logger.info({ controller: running.controller.name }, 'stopped composite controller');
   }
 

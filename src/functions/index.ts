@@ -27,6 +27,7 @@ export {
   type RequiredResourceFetcher,
 } from './requirements.js';
 export { CachingRunner, type CacheDeps } from './cache.js';
+export { MeasuredRunner } from './measuredRunner.js';
 export { digest } from './hash.js';
 export { SYSTEM_CONDITION_TYPES, type PipelineCondition, type PipelineEvent } from './outcome.js';
 export {

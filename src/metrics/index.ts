@@ -12,6 +12,18 @@ export interface Metrics {
   workqueue: WorkqueueMetrics;
   reconcile: ReconcileMetrics;
   circuitBreaker: CircuitBreakerMetrics;
+  /** function_run_seconds{function,result}: one RunFunction call (built in or over gRPC), success or error. */
+  functionRun: Histogram<'function' | 'result'>;
+  engine: EngineMetrics;
+}
+
+/** Crossplane's engine_* family: controllers and watches started and stopped over the process's life. */
+export interface EngineMetrics {
+  controllersStarted: Counter<'controller'>;
+  controllersStopped: Counter<'controller'>;
+  /** `type` is the watched kind, as "Kind.group" ("ConfigMap" for the core group). */
+  watchesStarted: Counter<'type'>;
+  watchesStopped: Counter<'type'>;
 }
 
 /** What a queue reports about itself at scrape time. */
@@ -19,6 +31,8 @@ export interface QueueReadings {
   depth: number;
   unfinishedWorkSeconds: number;
   longestRunningProcessorSeconds: number;
+  /** Reconciles running right now (controller_runtime_active_workers). */
+  activeWorkers: number;
 }
 
 /** controller-runtime's workqueue_* family, labelled by queue `name` (compositor names a queue after its controller). */
@@ -39,7 +53,10 @@ const RECONCILE_RESULTS: readonly ReconcileResult[] = ['success', 'error', 'requ
 
 export interface ReconcileMetrics {
   total: Counter<'controller' | 'result'>;
+  errors: Counter<'controller'>;
   time: Histogram<'controller'>;
+  maxConcurrent: Gauge<'controller'>;
+  activeWorkers: Gauge<'controller'>;
 }
 
 export type BreakerEventResult = 'Allowed' | 'Dropped' | 'HalfOpenAllowed';
@@ -55,6 +72,8 @@ export interface CircuitBreakerMetrics {
 export function createMetrics(options: { processMetrics?: boolean } = {}): Metrics {
   const registry = new Registry();
   if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
+  // Queues report their readings here; gauges read them when scraped, so hot paths never touch them.
+  const readers = new Map<string, () => QueueReadings>();
   return {
     registry,
     restClientRequests: new Counter({
@@ -63,9 +82,28 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
       labelNames: ['code', 'method'],
       registers: [registry],
     }),
-    workqueue: createWorkqueueMetrics(registry),
-    reconcile: createReconcileMetrics(registry),
+    workqueue: createWorkqueueMetrics(registry, readers),
+    reconcile: createReconcileMetrics(registry, readers),
     circuitBreaker: createCircuitBreakerMetrics(registry),
+    functionRun: new Histogram({
+      name: 'function_run_seconds',
+      help: 'How long a composition function call took, by function and result (success or error).',
+      labelNames: ['function', 'result'],
+      buckets: RECONCILE_TIME_BUCKETS,
+      registers: [registry],
+    }),
+    engine: createEngineMetrics(registry),
+  };
+}
+
+function createEngineMetrics(registry: Registry): EngineMetrics {
+  const counter = <L extends string>(name: string, help: string, label: L): Counter<L> =>
+    new Counter({ name, help, labelNames: [label], registers: [registry] });
+  return {
+    controllersStarted: counter('engine_controllers_started_total', 'Composite controllers started.', 'controller'),
+    controllersStopped: counter('engine_controllers_stopped_total', 'Composite controllers stopped.', 'controller'),
+    watchesStarted: counter('engine_watches_started_total', 'Watches (informers) started, by kind.', 'type'),
+    watchesStopped: counter('engine_watches_stopped_total', 'Watches (informers) stopped, by kind.', 'type'),
   };
 }
 
@@ -78,8 +116,7 @@ const RECONCILE_TIME_BUCKETS = [
   2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
 ];
 
-function createWorkqueueMetrics(registry: Registry): WorkqueueMetrics {
-  const readers = new Map<string, () => QueueReadings>();
+function createWorkqueueMetrics(registry: Registry, readers: Map<string, () => QueueReadings>): WorkqueueMetrics {
   // The gauges are computed when scraped, like client-go's periodic unfinished-work update, so the queue's hot
   // path never touches them.
   const liveGauge = (name: string, help: string, pick: (r: QueueReadings) => number): Gauge<'name'> =>
@@ -141,13 +178,34 @@ function createWorkqueueMetrics(registry: Registry): WorkqueueMetrics {
   };
 }
 
-function createReconcileMetrics(registry: Registry): ReconcileMetrics {
+function createReconcileMetrics(registry: Registry, readers: Map<string, () => QueueReadings>): ReconcileMetrics {
   return {
     total: new Counter({
       name: 'controller_runtime_reconcile_total',
       help: 'Total number of reconciliations per controller',
       labelNames: ['controller', 'result'],
       registers: [registry],
+    }),
+    errors: new Counter({
+      name: 'controller_runtime_reconcile_errors_total',
+      help: 'Total number of reconciliation errors per controller',
+      labelNames: ['controller'],
+      registers: [registry],
+    }),
+    maxConcurrent: new Gauge({
+      name: 'controller_runtime_max_concurrent_reconciles',
+      help: 'Maximum number of concurrent reconciles per controller',
+      labelNames: ['controller'],
+      registers: [registry],
+    }),
+    activeWorkers: new Gauge({
+      name: 'controller_runtime_active_workers',
+      help: 'Number of currently used workers per controller',
+      labelNames: ['controller'],
+      registers: [registry],
+      collect() {
+        for (const [controller, read] of readers) this.set({ controller }, read().activeWorkers);
+      },
     }),
     time: new Histogram({
       name: 'controller_runtime_reconcile_time_seconds',
@@ -189,7 +247,10 @@ export interface QueueMetrics {
   queueDuration: { observe(seconds: number): void };
   workDuration: { observe(seconds: number): void };
   reconcileTotal: Readonly<Record<ReconcileResult, CounterHandle>>;
+  reconcileErrors: CounterHandle;
   reconcileTime: { observe(seconds: number): void };
+  /** Sets controller_runtime_max_concurrent_reconciles for this controller. */
+  setMaxConcurrent(workers: number): void;
   /** See WorkqueueMetrics.track. */
   track(read: () => QueueReadings): () => void;
 }
@@ -202,14 +263,27 @@ export function queueMetrics(metrics: Metrics, name: string): QueueMetrics {
     child.inc(0);
     reconcileTotal[result] = child;
   }
+  const reconcileErrors = reconcile.errors.labels({ controller: name });
+  reconcileErrors.inc(0);
   return {
     adds: workqueue.adds.handle({ name }),
     retries: workqueue.retries.handle({ name }),
     queueDuration: workqueue.queueDuration.labels({ name }),
     workDuration: workqueue.workDuration.labels({ name }),
     reconcileTotal,
+    reconcileErrors,
     reconcileTime: reconcile.time.labels({ controller: name }),
-    track: (read) => workqueue.track(name, read),
+    setMaxConcurrent: (workers) => {
+      reconcile.maxConcurrent.set({ controller: name }, workers);
+    },
+    track: (read) => {
+      const untrack = workqueue.track(name, read);
+      return () => {
+        untrack();
+        reconcile.activeWorkers.remove({ controller: name });
+        reconcile.maxConcurrent.remove({ controller: name });
+      };
+    },
   };
 }
 

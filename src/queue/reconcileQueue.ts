@@ -84,6 +84,7 @@ export class ReconcileQueue {
     if (this.started || this.stopped) return;
     this.started = true;
     this.untrack = this.metrics.track(() => this.readings());
+    this.metrics.setMaxConcurrent(this.options.workers);
     this.pump();
   }
 
@@ -208,6 +209,7 @@ export class ReconcileQueue {
     this.metrics.workDuration.observe(seconds);
     this.metrics.reconcileTime.observe(seconds);
     this.metrics.reconcileTotal[outcome.result].inc();
+    if (outcome.result === 'error') this.metrics.reconcileErrors.inc();
     switch (outcome.result) {
       case 'success':
         this.forget(key);
@@ -253,6 +255,7 @@ export class ReconcileQueue {
       depth: this.line.length,
       unfinishedWorkSeconds: unfinishedMs / 1000,
       longestRunningProcessorSeconds: longestMs / 1000,
+      activeWorkers: this.inFlight.size,
     };
   }
 }

@@ -1,5 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import type { EngineMetrics } from '../metrics/index.js';
 import type { Discovery, KubeClient, KubeObject, ResourceInfo } from '../kube/index.js';
 import { Informer } from './informer.js';
 import { KubeListerWatcher, type ListerWatcher } from './listerWatcher.js';
@@ -16,6 +17,14 @@ export interface InformerRegistryOptions {
   timers?: InformerTimers;
   /** Wraps the lister-watcher of each kind, so tests can force server behaviour (a stale resourceVersion). */
   wrapListerWatcher?: (listerWatcher: ListerWatcher, gvk: { apiVersion: string; kind: string }) => ListerWatcher;
+  /** engine_watches_started_total / engine_watches_stopped_total. */
+  metrics?: Pick<EngineMetrics, 'watchesStarted' | 'watchesStopped'>;
+}
+
+/** The `type` label of the watch metrics: "Kind.group", or "Kind" for the core group. */
+function watchType(apiVersion: string, kind: string): string {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0 ? kind : `${kind}.${apiVersion.slice(0, slash)}`;
 }
 
 /** One reference to a shared informer; release() is idempotent. */
@@ -74,19 +83,20 @@ export class InformerRegistry {
         current.refs--;
         if (current.refs > 0 || this.entries.get(key) !== current) return;
         this.entries.delete(key);
-        await started.informer.stop();
+        await this.stopInformer(started.informer, apiVersion, kind);
       },
     };
   }
 
   /** Stops every informer, whatever its references (shutdown). */
   async stopAll(): Promise<void> {
-    const entries = [...this.entries.values()];
+    const entries = [...this.entries];
     this.entries.clear();
     await Promise.all(
-      entries.map(async (entry) => {
+      entries.map(async ([key, entry]) => {
         const started = await entry.started.catch(() => undefined);
-        await started?.informer.stop();
+        const slash = key.lastIndexOf('/');
+        if (started) await this.stopInformer(started.informer, key.slice(0, slash), key.slice(slash + 1));
       }),
     );
   }
@@ -109,6 +119,12 @@ export class InformerRegistry {
       timers: this.options.timers,
     });
     informer.start();
+    this.options.metrics?.watchesStarted.inc({ type: watchType(apiVersion, kind) });
     return { informer, resource };
+  }
+
+  private async stopInformer(informer: Informer, apiVersion: string, kind: string): Promise<void> {
+    await informer.stop();
+    this.options.metrics?.watchesStopped.inc({ type: watchType(apiVersion, kind) });
   }
 }

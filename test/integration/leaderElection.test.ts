@@ -6,7 +6,7 @@ import type { KubeObject } from '../../src/kube/index.js';
 import { compositor, type CompositorProcess } from './compositorProcess.js';
 import { controlPlane, eventually } from './harness.js';
 
-// Leader election against the real API server, with short durations: lease 3s, renew deadline 2s, retry 0.5s.
+// Leader election against the real API server, with short durations: lease 6s, renew deadline 4s, retry 1s.
 const NAMESPACE = 'leader-election-test';
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -22,9 +22,9 @@ describe('leader election', function () {
       namespace: NAMESPACE,
       name,
       identity,
-      leaseDurationMs: 3_000,
-      renewDeadlineMs: 2_000,
-      retryPeriodMs: 500,
+      leaseDurationMs: 6_000,
+      renewDeadlineMs: 4_000,
+      retryPeriodMs: 1_000,
       log: pino({ level: 'silent' }),
     };
     return new LeaderElector(options);
@@ -57,7 +57,7 @@ describe('leader election', function () {
     await a.acquire(stopper());
     const standby = b.acquire(stopper());
     void a.keepRenewing(stopper(), () => undefined);
-    await sleep(4_000);
+    await sleep(7_000);
     expect([a.isLeader, b.isLeader], 'only a leads, also past the lease duration while a renews').to.deep.equal([
       true,
       false,
@@ -81,7 +81,7 @@ describe('leader election', function () {
     const diedAt = Date.now();
     await b.acquire(stopper());
     const waited = Date.now() - diedAt;
-    expect(waited).to.be.at.least(3_000).and.below(6_000);
+    expect(waited).to.be.at.least(6_000).and.below(9_000);
   });
 
   it('stops leading before its lease ends when it cannot reach the API server', async function () {
@@ -92,11 +92,11 @@ describe('leader election', function () {
     let lostAt: number | undefined;
     void a.keepRenewing(stopper(), () => (lostAt = Date.now()));
     await sleep(1_000);
-    await plane.restartApiServer({ downMs: 4_000 });
+    await plane.restartApiServer({ downMs: 7_000 });
     const renewed = await eventually('the lease readable again', () => lease('cut-off'));
     const lastRenewal = Date.parse(renewed.spec?.renewTime ?? '');
     expect(lostAt, 'the leader gave up').to.not.equal(undefined);
-    expect((lostAt ?? Infinity) - lastRenewal, 'gave up before the lease expired').to.be.below(3_000);
+    expect((lostAt ?? Infinity) - lastRenewal, 'gave up before the lease expired').to.be.below(6_000);
     expect(a.isLeader).to.equal(false);
   });
 });
