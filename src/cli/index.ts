@@ -12,3 +12,5 @@ export {
 export { ACCEPTED_FORMS, FlagValueError, LOG_LEVELS, parseValue, type LogLevel, type ValueKind } from './values.js';
 export { flagTableMarkdown } from './flagTable.js';
 export { runRender, DEVELOPMENT_TARGET_ANNOTATION, type RenderOptions } from './render.js';
+export { diagnose, type Diagnosis, type Facts } from './diagnosis.js';
+export { runDiagnose, type DiagnoseOptions } from './diagnose.js';

@@ -1,4 +1,5 @@
 import { runDev } from './dev.js';
+import { runDiagnose } from './diagnose.js';
 import { runProgram } from './program.js';
 import { runRender } from './render.js';
 import { runStart, type Output } from './start.js';
@@ -14,6 +15,7 @@ const code = await runProgram(
     start: (config) => runStart(config, output),
     dev: (options) => runDev(options, output),
     render: (options) => runRender(options, output),
+    diagnose: (options) => runDiagnose(options, output),
   },
   { writeOut: output.stdout, writeErr: output.stderr },
 );

@@ -2,6 +2,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { envName, flagDefaults, START_FLAGS, type FlagDefinition, type StartConfig } from './flags.js';
 import { FlagValueError, parseValue } from './values.js';
 import { formatDuration } from '../apis/index.js';
+import type { DiagnoseOptions } from './diagnose.js';
 import type { RenderOptions } from './render.js';
 
 /** A command line that cannot run: printed as one line, exit code 2 (the Go flag package's convention). */
@@ -23,6 +24,8 @@ export interface CommandHandlers {
   dev(options: DevOptions): Promise<number>;
   /** Optional so that tests of the other commands need not provide it; without it `render` is a usage error. */
   render?(options: RenderOptions): Promise<number>;
+  /** Optional like render; without it `diagnose` is a usage error. */
+  diagnose?(options: DiagnoseOptions): Promise<number>;
 }
 
 export interface ProgramOutput {
@@ -151,6 +154,48 @@ function renderCommand(handlers: CommandHandlers, onExitCode: (code: number) => 
     });
 }
 
+interface DiagnoseFlags {
+  namespace?: string;
+  output: 'text' | 'json';
+  kubeconfig?: string;
+  leaderElectionNamespace: string;
+  circuitBreakerCooldown: number;
+}
+
+function diagnoseCommand(handlers: CommandHandlers, onExitCode: (code: number) => void): Command {
+  return new Command('diagnose')
+    .description('Explain why a composite resource is or is not reconciling; the first line names the cause.')
+    .argument('<resource>', 'resource type as kubectl names it: plural, singular, kind, or plural.group')
+    .argument('<name>', 'name of the resource')
+    .option('-n, --namespace <namespace>', 'namespace of a namespaced resource (default: default)')
+    .addOption(
+      new Option('-o, --output <format>', 'text, or json for scripts').choices(['text', 'json']).default('text'),
+    )
+    .option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)')
+    .option('--leader-election-namespace <namespace>', "namespace of compositor's leader lease", 'crossplane-system')
+    .addOption(
+      new Option(
+        '--circuit-breaker-cooldown <duration>',
+        "compositor's --circuit-breaker-cooldown, to say when a circuit closes",
+      )
+        .argParser(valueParser('positiveDuration'))
+        .default(300_000, '5m'),
+    )
+    .action(async (resource: string, name: string, flags: DiagnoseFlags) => {
+      if (handlers.diagnose === undefined) throw new UsageError('diagnose is not available in this build');
+      const options: DiagnoseOptions = {
+        resource,
+        name,
+        output: flags.output,
+        leaderElectionNamespace: flags.leaderElectionNamespace,
+        circuitBreakerCooldownMs: flags.circuitBreakerCooldown,
+      };
+      if (flags.namespace !== undefined) options.namespace = flags.namespace;
+      if (flags.kubeconfig !== undefined) options.kubeconfig = flags.kubeconfig;
+      onExitCode(await handlers.diagnose(options));
+    });
+}
+
 /** Builds the `compositor` command tree; nothing runs until parseAsync. */
 export function buildProgram(
   handlers: CommandHandlers,
@@ -177,7 +222,7 @@ export function buildProgram(
       onExitCode(await handlers.dev({ config: finishConfig(flags), examplesDir: examples }));
     });
 
-  for (const command of [start, dev, renderCommand(handlers, onExitCode)]) {
+  for (const command of [start, dev, renderCommand(handlers, onExitCode), diagnoseCommand(handlers, onExitCode)]) {
     command
       .exitOverride()
       .configureOutput({ writeOut: output.writeOut, writeErr: output.writeErr, outputError: () => undefined });

@@ -1,0 +1,199 @@
+// `compositor diagnose <resource> <name> [-n ns] [-o json]`: reads the cluster and says why a resource is or is not
+// reconciling. What it reads is gathered here; what it concludes is in diagnosis.ts.
+import type { Condition } from '../composite/index.js';
+import { getIfExists, KubeClient, loadKubeConfig } from '../kube/index.js';
+import { LEASE_NAME } from '../manager/index.js';
+import { diagnose, type ComposedFacts, type EventFacts, type Facts, type LeaseFacts } from './diagnosis.js';
+import type { Output } from './start.js';
+
+export interface DiagnoseOptions {
+  resource: string;
+  name: string;
+  namespace?: string;
+  output: 'text' | 'json';
+  kubeconfig?: string;
+  leaderElectionNamespace: string;
+  circuitBreakerCooldownMs: number;
+}
+
+interface ApiResource {
+  apiVersion: string;
+  group: string;
+  kind: string;
+  plural: string;
+  singular: string;
+  shortNames: string[];
+  namespaced: boolean;
+}
+
+interface ResourceList {
+  groupVersion: string;
+  resources: { name: string; singularName?: string; kind: string; namespaced: boolean; shortNames?: string[] }[];
+}
+
+type Object = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; generation?: number; annotations?: Record<string, string> };
+  spec?: Record<string, unknown>;
+  status?: { conditions?: Condition[]; effectivePollInterval?: string; lastHandledReconcileAt?: string };
+};
+
+/** Every served resource at its preferred version. */
+async function apiResources(client: KubeClient): Promise<ApiResource[]> {
+  const groups = await client.request<{ groups: { preferredVersion: { groupVersion: string } }[] }>('GET', '/apis');
+  const lists = await Promise.all([
+    client.request<ResourceList>('GET', '/api/v1'),
+    ...groups.groups.map((g) => client.request<ResourceList>('GET', `/apis/${g.preferredVersion.groupVersion}`)),
+  ]);
+  return lists.flatMap((list) =>
+    list.resources
+      .filter((r) => !r.name.includes('/'))
+      .map((r) => ({
+        apiVersion: list.groupVersion,
+        group: list.groupVersion.includes('/') ? (list.groupVersion.split('/')[0] ?? '') : '',
+        kind: r.kind,
+        plural: r.name,
+        singular: r.singularName || r.kind.toLowerCase(),
+        shortNames: r.shortNames ?? [],
+        namespaced: r.namespaced,
+      })),
+  );
+}
+
+/** Finds a resource as kubectl does: plural, singular, kind or short name, optionally with `.group`. */
+function findResource(resources: readonly ApiResource[], text: string): ApiResource | undefined {
+  const lowered = text.toLowerCase();
+  return resources.find((r) =>
+    [r.plural, r.singular, r.kind.toLowerCase(), ...r.shortNames].some(
+      (name) => lowered === name || (r.group !== '' && lowered === `${name}.${r.group}`),
+    ),
+  );
+}
+
+function pathOf(r: ApiResource, name: string, namespace?: string): string {
+  const base = r.group === '' ? `/api/${r.apiVersion}` : `/apis/${r.apiVersion}`;
+  return `${base}${r.namespaced ? `/namespaces/${namespace ?? 'default'}` : ''}/${r.plural}/${name}`;
+}
+
+async function leaseFacts(client: KubeClient, namespace: string): Promise<LeaseFacts | undefined> {
+  const path = `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases/${LEASE_NAME}`;
+  const lease = await getIfExists<{
+    spec?: { holderIdentity?: string; renewTime?: string; leaseDurationSeconds?: number };
+  }>(client, path);
+  if (!lease) return undefined;
+  const spec = lease.spec ?? {};
+  return {
+    namespace,
+    name: LEASE_NAME,
+    holder: spec.holderIdentity ?? '',
+    renewTime: spec.renewTime,
+    leaseDurationSeconds: spec.leaseDurationSeconds,
+  };
+}
+
+async function xrdFacts(client: KubeClient, r: ApiResource): Promise<Facts['xrd']> {
+  const list = await client.request<{ items: (Object & { spec: { group?: string; names?: { kind?: string } } })[] }>(
+    'GET',
+    '/apis/apiextensions.crossplane.io/v1/compositeresourcedefinitions',
+  );
+  const xrd = list.items.find((x) => x.spec.group === r.group && x.spec.names?.kind === r.kind);
+  if (!xrd) return undefined;
+  return { name: xrd.metadata.name, established: xrd.status?.conditions?.find((c) => c.type === 'Established') };
+}
+
+async function composedFacts(
+  client: KubeClient,
+  resources: readonly ApiResource[],
+  object: Object,
+): Promise<ComposedFacts[]> {
+  const spec = object.spec ?? {};
+  const crossplane = (spec.crossplane ?? {}) as { resourceRefs?: unknown };
+  const refs = (crossplane.resourceRefs ?? spec.resourceRefs ?? []) as ComposedFacts[];
+  return Promise.all(
+    refs.map(async (ref) => {
+      const r = resources.find((x) => x.apiVersion === ref.apiVersion && x.kind === ref.kind);
+      const namespace = ref.namespace ?? object.metadata.namespace;
+      const found = r ? await getIfExists<Object>(client, pathOf(r, ref.name, namespace)) : undefined;
+      const ready = found ? found.status?.conditions?.find((c) => c.type === 'Ready')?.status : 'missing';
+      return {
+        apiVersion: ref.apiVersion,
+        kind: ref.kind,
+        name: ref.name,
+        namespace: r?.namespaced ? namespace : undefined,
+        ready,
+      };
+    }),
+  );
+}
+
+async function warningFacts(client: KubeClient, object: Object): Promise<EventFacts[]> {
+  const scope = object.metadata.namespace ? `/namespaces/${object.metadata.namespace}` : '';
+  const list = await client.request<{
+    items: {
+      type?: string;
+      reason?: string;
+      note?: string;
+      eventTime?: string;
+      series?: { lastObservedTime?: string };
+      regarding?: { kind?: string; name?: string };
+    }[];
+  }>('GET', `/apis/events.k8s.io/v1${scope}/events`);
+  return list.items
+    .filter(
+      (e) => e.type === 'Warning' && e.regarding?.kind === object.kind && e.regarding.name === object.metadata.name,
+    )
+    .map((e) => ({
+      type: 'Warning',
+      reason: e.reason ?? '',
+      message: e.note ?? '',
+      time: e.series?.lastObservedTime ?? e.eventTime,
+    }))
+    .sort((a, b) => (b.time ?? '').localeCompare(a.time ?? ''));
+}
+
+async function gather(client: KubeClient, options: DiagnoseOptions): Promise<Facts> {
+  const resources = await apiResources(client);
+  const r = findResource(resources, options.resource);
+  if (!r) throw new Error(`the server has no resource type "${options.resource}"`);
+  const namespace = r.namespaced ? (options.namespace ?? 'default') : undefined;
+  const facts: Facts = {
+    resource: { kind: r.kind, name: options.name, namespace },
+    lease: await leaseFacts(client, options.leaderElectionNamespace),
+    xrd: await xrdFacts(client, r),
+    composed: [],
+    warnings: [],
+    circuitBreakerCooldownMs: options.circuitBreakerCooldownMs,
+  };
+  const object = await getIfExists<Object>(client, pathOf(r, options.name, namespace));
+  if (!object) return facts;
+  facts.object = {
+    generation: object.metadata.generation,
+    annotations: object.metadata.annotations ?? {},
+    conditions: object.status?.conditions ?? [],
+    effectivePollInterval: object.status?.effectivePollInterval,
+    lastHandledReconcileAt: object.status?.lastHandledReconcileAt,
+  };
+  facts.composed = await composedFacts(client, resources, object);
+  facts.warnings = await warningFacts(client, object);
+  return facts;
+}
+
+/** Prints the diagnosis; 0 when it could read the cluster, 1 (one line) when it could not. */
+export async function runDiagnose(
+  options: DiagnoseOptions,
+  output: Output,
+  now: () => Date = () => new Date(),
+): Promise<number> {
+  try {
+    const client = new KubeClient(loadKubeConfig({ path: options.kubeconfig }));
+    const facts = await gather(client, options);
+    const diagnosis = diagnose(facts, now());
+    if (options.output === 'json') output.stdout(`${JSON.stringify({ ...diagnosis, facts }, null, 2)}\n`);
+    else output.stdout(`${diagnosis.cause}\n${diagnosis.details.map((d) => `  ${d}`).join('\n')}\n`);
+    return 0;
+  } catch (err) {
+    output.stderr(`compositor diagnose: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+}

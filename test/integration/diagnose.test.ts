@@ -1,0 +1,106 @@
+import { expect } from 'chai';
+import { runDiagnose, type DiagnoseOptions } from '../../src/cli/index.js';
+import type { KubeClient } from '../../src/kube/index.js';
+import { controlPlane, eventually } from './harness.js';
+import {
+  apply,
+  condition,
+  ensureNamespace,
+  get,
+  installApi,
+  mergePatch,
+  remove,
+  startEngine,
+  testApi,
+  type RunningEngine,
+  type XrObject,
+} from './engine.js';
+
+// `compositor diagnose` reading a real cluster where the engine composed XRs.
+describe('compositor diagnose', function () {
+  this.timeout(120_000);
+  const NAMESPACE = 'diagnose-test';
+  const api = testApi('diagnose.compositor.test', 'XDiag');
+  const xr = (name: string): XrObject => ({
+    apiVersion: api.apiVersion,
+    kind: api.kind,
+    metadata: { name, namespace: NAMESPACE },
+    spec: { image: 'nginx' } as XrObject['spec'],
+  });
+  let running: RunningEngine;
+  let client: KubeClient;
+
+  async function run(
+    name: string,
+    output: 'text' | 'json' = 'text',
+  ): Promise<{ code: number; stdout: string; stderr: string }> {
+    const out = { stdout: '', stderr: '' };
+    const options: DiagnoseOptions = {
+      resource: `${api.plural}.${api.group}`,
+      name,
+      namespace: NAMESPACE,
+      output,
+      kubeconfig: controlPlane().kubeconfigPath,
+      leaderElectionNamespace: 'crossplane-system',
+      circuitBreakerCooldownMs: 300_000,
+    };
+    const code = await runDiagnose(options, { stdout: (t) => (out.stdout += t), stderr: (t) => (out.stderr += t) });
+    return { code, ...out };
+  }
+
+  before(async () => {
+    client = controlPlane().client();
+    await ensureNamespace(client, NAMESPACE);
+    running = await startEngine();
+    await installApi(client, api);
+    await apply(client, xr('healthy'));
+    await eventually('the XR Ready', async () =>
+      condition(await get<XrObject>(client, xr('healthy')), 'Ready')?.status === 'True' ? true : undefined,
+    );
+  });
+
+  after(async () => {
+    await remove(client, xr('healthy'));
+    await running.stop();
+  });
+
+  it('says a composed XR is healthy, with its composed resource, and prints JSON for scripts', async () => {
+    const text = await run('healthy');
+    expect(text.code, text.stderr).to.equal(0);
+    const lines = text.stdout.split('\n');
+    expect(lines[0]).to.equal(`XDiag ${NAMESPACE}/healthy is healthy: Synced and Ready`);
+    expect(text.stdout).to.match(/Composed ConfigMap diagnose-test\/healthy-[0-9a-f]{12}: Ready unknown/);
+    expect(text.stdout).to.include(`XRD ${api.plural}.${api.group}: Established: True (WatchingCompositeResource)`);
+    const json = JSON.parse((await run('healthy', 'json')).stdout) as { cause: string; facts: { composed: unknown[] } };
+    expect(json.cause).to.equal(lines[0]);
+    expect(json.facts.composed).to.have.length(1);
+  });
+
+  it('names the pause annotation in the first line of a paused XR', async () => {
+    await mergePatch(client, xr('healthy'), { metadata: { annotations: { 'crossplane.io/paused': 'true' } } });
+    const paused = await eventually('diagnose to see the pause', async () => {
+      const result = await run('healthy');
+      return result.stdout.startsWith(`XDiag ${NAMESPACE}/healthy is paused`) ? result : undefined;
+    });
+    expect(paused.stdout).to.include('Paused: yes');
+    await mergePatch(client, xr('healthy'), { metadata: { annotations: { 'crossplane.io/paused': null } } });
+  });
+
+  it('says when the resource does not exist, and fails with one line for an unknown type', async () => {
+    expect((await run('nowhere')).stdout.split('\n')[0]).to.equal(`XDiag ${NAMESPACE}/nowhere does not exist`);
+    const out = { stdout: '', stderr: '' };
+    const code = await runDiagnose(
+      {
+        resource: 'unicorns',
+        name: 'x',
+        output: 'text',
+        kubeconfig: controlPlane().kubeconfigPath,
+        leaderElectionNamespace: 'crossplane-system',
+        circuitBreakerCooldownMs: 300_000,
+      },
+      { stdout: (t) => (out.stdout += t), stderr: (t) => (out.stderr += t) },
+    );
+    expect(code).to.equal(1);
+    expect(out.stderr).to.equal('compositor diagnose: the server has no resource type "unicorns"\n');
+  });
+});

@@ -1,0 +1,113 @@
+import { expect } from 'chai';
+import { diagnose, type Facts } from '../../../src/cli/index.js';
+import type { Condition } from '../../../src/composite/index.js';
+
+const NOW = new Date('2026-11-23T12:00:00Z');
+const ok = (type: string, reason: string): Condition => ({ type, status: 'True', reason, observedGeneration: 2 });
+
+function facts(change: (f: Facts) => void = () => undefined): Facts {
+  const f: Facts = {
+    resource: { kind: 'XApp', name: 'shop', namespace: 'team-a' },
+    object: {
+      generation: 2,
+      annotations: {},
+      conditions: [ok('Synced', 'ReconcileSuccess'), ok('Ready', 'Available'), ok('Responsive', 'WatchCircuitClosed')],
+      effectivePollInterval: '1m0s',
+    },
+    lease: {
+      namespace: 'crossplane-system',
+      name: 'compositor-leader-election',
+      holder: 'pod-1',
+      renewTime: '2026-11-23T11:59:50.000000Z',
+      leaseDurationSeconds: 60,
+    },
+    xrd: { name: 'xapps.example.org', established: ok('Established', 'WatchingCompositeResource') },
+    composed: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'shop-abc', namespace: 'team-a' }],
+    warnings: [],
+    circuitBreakerCooldownMs: 300_000,
+  };
+  change(f);
+  return f;
+}
+
+describe('cli/diagnosis', () => {
+  it('calls a healthy XR healthy and lists what it read', () => {
+    const d = diagnose(facts(), NOW);
+    expect(d.cause).to.equal('XApp team-a/shop is healthy: Synced and Ready');
+    expect(d.details).to.include(
+      'Leader: pod-1 (lease crossplane-system/compositor-leader-election renewed 2026-11-23T11:59:50.000000Z)',
+    );
+    expect(d.details).to.include('Effective poll interval: 1m0s');
+    expect(d.details).to.include('Composed ConfigMap team-a/shop-abc: Ready unknown');
+  });
+
+  it('names the pause annotation first for a paused XR', () => {
+    const d = diagnose(
+      facts((f) => {
+        if (f.object) f.object.annotations['crossplane.io/paused'] = 'true';
+      }),
+      NOW,
+    );
+    expect(d.cause).to.equal('XApp team-a/shop is paused by the crossplane.io/paused annotation');
+  });
+
+  it('says when an open circuit closes', () => {
+    const d = diagnose(
+      facts((f) => {
+        f.object?.conditions.splice(2, 1, {
+          type: 'Responsive',
+          status: 'False',
+          reason: 'WatchCircuitOpen',
+          message: 'Too many watch events from ConfigMap/shop-abc (team-a). Allowing events periodically.',
+          lastTransitionTime: '2026-11-23T11:58:00Z',
+        });
+      }),
+      NOW,
+    );
+    expect(d.cause).to.equal(
+      'The watch circuit breaker of XApp team-a/shop is open until 2026-11-23T12:03:00.000Z: Too many watch events from ConfigMap/shop-abc (team-a). Allowing events periodically.',
+    );
+  });
+
+  it('quotes the reconcile error when a Function is missing', () => {
+    const message =
+      'cannot compose resources: Function "function-nowhere" not found: install it with a pkg.crossplane.io Function';
+    const d = diagnose(
+      facts((f) => {
+        f.object?.conditions.splice(0, 1, {
+          type: 'Synced',
+          status: 'False',
+          reason: 'ReconcileError',
+          message,
+          observedGeneration: 2,
+        });
+      }),
+      NOW,
+    );
+    expect(d.cause).to.equal(`XApp team-a/shop fails to reconcile: ${message}`);
+  });
+
+  it('says no compositor is reconciling when no lease is live and the generation was never observed', () => {
+    const d = diagnose(
+      facts((f) => {
+        f.lease = undefined;
+        if (f.object) f.object.conditions = [];
+      }),
+      NOW,
+    );
+    expect(d.cause).to.equal(
+      'No compositor is reconciling XApp team-a/shop: no live leader lease and generation 2 was never observed',
+    );
+    expect(d.details[0]).to.match(/^Leader: no compositor-leader-election lease/);
+  });
+
+  it('does not blame a missing lease when compositor runs without leader election and keeps up', () => {
+    const d = diagnose(
+      facts((f) => {
+        f.lease = undefined;
+      }),
+      NOW,
+    );
+    expect(d.cause).to.equal('XApp team-a/shop is healthy: Synced and Ready');
+  });
+});
