@@ -81,7 +81,12 @@ export class LeaderElector {
   async acquire(signal: AbortSignal, onStandby: () => void = () => undefined): Promise<void> {
     let announced = false;
     while (!signal.aborted) {
-      if (await this.tryAcquireOrRenew(signal)) {
+      // An unreachable API server is not fatal here: keep trying until it answers or we are told to stop.
+      const acquired = await this.tryAcquireOrRenew(signal).catch((err: unknown) => {
+        if (!signal.aborted) this.options.log.warn({ err }, 'cannot read the leader election lease; retrying');
+        return false;
+      });
+      if (acquired) {
         this.leading = true;
         this.options.log.info({ identity: this.identity }, 'became leader');
         return;

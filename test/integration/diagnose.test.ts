@@ -4,6 +4,7 @@ import type { KubeClient } from '../../src/kube/index.js';
 import { controlPlane, eventually } from './harness.js';
 import {
   apply,
+  composition,
   condition,
   ensureNamespace,
   get,
@@ -84,6 +85,34 @@ describe('compositor diagnose', function () {
     });
     expect(paused.stdout).to.include('Paused: yes');
     await mergePatch(client, xr('healthy'), { metadata: { annotations: { 'crossplane.io/paused': null } } });
+  });
+
+  it('quotes the missing Function in the first line', async () => {
+    await apply(client, composition(api, 'diagnose-missing-function', { functionName: 'function-nowhere' }));
+    const broken = xr('broken');
+    (broken.spec as Record<string, unknown>).crossplane = { compositionRef: { name: 'diagnose-missing-function' } };
+    await apply(client, broken);
+    const result = await eventually('diagnose to report the missing Function', async () => {
+      const seen = await run('broken');
+      return seen.stdout.startsWith(`XDiag ${NAMESPACE}/broken fails to reconcile:`) ? seen : undefined;
+    });
+    expect(result.stdout.split('\n')[0]).to.include('Function "function-nowhere" not found');
+    expect(result.stdout).to.match(/Warning ComposeResources/);
+    await remove(client, broken);
+  });
+
+  it('says no compositor is reconciling an XR created while none runs', async () => {
+    await running.stop();
+    try {
+      await apply(client, xr('orphan'));
+      const result = await run('orphan');
+      expect(result.stdout.split('\n')[0]).to.equal(
+        `No compositor is reconciling XDiag ${NAMESPACE}/orphan: no live leader lease and generation 1 was never observed`,
+      );
+    } finally {
+      running = await startEngine();
+    }
+    await remove(client, xr('orphan'));
   });
 
   it('says when the resource does not exist, and fails with one line for an unknown type', async () => {
