@@ -1,7 +1,7 @@
 // `compositor diagnose <resource> <name> [-n ns] [-o json]`: reads the cluster and says why a resource is or is not
 // reconciling. What it reads is gathered here; what it concludes is in diagnosis.ts.
 import type { Condition } from '../composite/index.js';
-import { getIfExists, KubeClient, loadKubeConfig } from '../kube/index.js';
+import { Discovery, getIfExists, KubeClient, loadKubeConfig } from '../kube/index.js';
 import { LEASE_NAME } from '../manager/index.js';
 import { diagnose, type ComposedFacts, type EventFacts, type Facts, type LeaseFacts } from './diagnosis.js';
 import type { Output } from './start.js';
@@ -71,11 +71,6 @@ function findResource(resources: readonly ApiResource[], text: string): ApiResou
   );
 }
 
-function pathOf(r: ApiResource, name: string, namespace?: string): string {
-  const base = r.group === '' ? `/api/${r.apiVersion}` : `/apis/${r.apiVersion}`;
-  return `${base}${r.namespaced ? `/namespaces/${namespace ?? 'default'}` : ''}/${r.plural}/${name}`;
-}
-
 async function leaseFacts(client: KubeClient, namespace: string): Promise<LeaseFacts | undefined> {
   const path = `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases/${LEASE_NAME}`;
   const lease = await getIfExists<{
@@ -102,27 +97,19 @@ async function xrdFacts(client: KubeClient, r: ApiResource): Promise<Facts['xrd'
   return { name: xrd.metadata.name, established: xrd.status?.conditions?.find((c) => c.type === 'Established') };
 }
 
-async function composedFacts(
-  client: KubeClient,
-  resources: readonly ApiResource[],
-  object: Object,
-): Promise<ComposedFacts[]> {
+/** Each composed resource the XR references, found through discovery at the version it was composed at. */
+async function composedFacts(client: KubeClient, discovery: Discovery, object: Object): Promise<ComposedFacts[]> {
   const spec = object.spec ?? {};
   const crossplane = (spec.crossplane ?? {}) as { resourceRefs?: unknown };
   const refs = (crossplane.resourceRefs ?? spec.resourceRefs ?? []) as ComposedFacts[];
   return Promise.all(
     refs.map(async (ref) => {
-      const r = resources.find((x) => x.apiVersion === ref.apiVersion && x.kind === ref.kind);
-      const namespace = ref.namespace ?? object.metadata.namespace;
-      const found = r ? await getIfExists<Object>(client, pathOf(r, ref.name, namespace)) : undefined;
+      const info = await discovery.resolve(ref.apiVersion, ref.kind).catch(() => undefined);
+      const namespace = info?.namespaced ? (ref.namespace ?? object.metadata.namespace) : undefined;
+      const path = info && (await discovery.path(ref.apiVersion, ref.kind, ref.name, namespace));
+      const found = path === undefined ? undefined : await getIfExists<Object>(client, path);
       const ready = found ? found.status?.conditions?.find((c) => c.type === 'Ready')?.status : 'missing';
-      return {
-        apiVersion: ref.apiVersion,
-        kind: ref.kind,
-        name: ref.name,
-        namespace: r?.namespaced ? namespace : undefined,
-        ready,
-      };
+      return { apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name, namespace, ready };
     }),
   );
 }
@@ -165,7 +152,8 @@ async function gather(client: KubeClient, options: DiagnoseOptions): Promise<Fac
     warnings: [],
     circuitBreakerCooldownMs: options.circuitBreakerCooldownMs,
   };
-  const object = await getIfExists<Object>(client, pathOf(r, options.name, namespace));
+  const discovery = new Discovery(client);
+  const object = await getIfExists<Object>(client, await discovery.path(r.apiVersion, r.kind, options.name, namespace));
   if (!object) return facts;
   facts.object = {
     generation: object.metadata.generation,
@@ -174,7 +162,7 @@ async function gather(client: KubeClient, options: DiagnoseOptions): Promise<Fac
     effectivePollInterval: object.status?.effectivePollInterval,
     lastHandledReconcileAt: object.status?.lastHandledReconcileAt,
   };
-  facts.composed = await composedFacts(client, resources, object);
+  facts.composed = await composedFacts(client, discovery, object);
   facts.warnings = await warningFacts(client, object);
   return facts;
 }

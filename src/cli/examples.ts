@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { applyObject, Discovery, KindNotServedError, type KubeClient, type KubeObject } from '../kube/index.js';
-import type { Logger, Runnable } from '../manager/index.js';
+import { sleepUnlessAborted, type Logger, type Runnable } from '../manager/index.js';
 
 const FIELD_MANAGER = 'compositor-dev';
 
@@ -73,23 +73,9 @@ export class ExampleApplier implements Runnable {
         }
       }
       pending = stillPending;
-      if (pending.length > 0) await sleep(this.retryMs, signal);
+      if (pending.length > 0) await sleepUnlessAborted(this.retryMs, signal);
     }
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
-  });
 }
 
 // A function call, so TypeScript does not narrow `aborted` to false from the loop condition: it changes between awaits.

@@ -110,6 +110,9 @@ async function render(options: RenderOptions): Promise<string> {
   const observed = observedByName(observedObjects, options.observedResources ?? '');
   const required = options.requiredResources ? await readObjects(options.requiredResources, 'required resources') : [];
   const targets = placeFunctions(functions, options.functions);
+  // Read with the other inputs, so a problem with the file is reported before any function runs.
+  const legacy =
+    options.xrd === undefined ? false : isLegacy(await readObject(options.xrd, 'composite resource definition'));
   const packages = new Map(functions.map((fn) => [str(obj(fn.metadata).name), str(obj(fn.spec).package)]));
   const grpc = new GrpcFunctionRunner({
     resolveEndpoint: staticEndpointResolver(targets),
@@ -133,8 +136,7 @@ async function render(options: RenderOptions): Promise<string> {
       includeResults: options.includeFunctionResults,
       includeContext: options.includeContext,
       includeEvents: options.includeEvents,
-      legacy:
-        options.xrd === undefined ? false : isLegacy(await readObject(options.xrd, 'composite resource definition')),
+      legacy,
       compositionName: str(obj(composition.metadata).name),
     });
     return docs.map((d) => `---\n${stringify(d)}`).join('');

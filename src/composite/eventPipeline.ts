@@ -235,8 +235,9 @@ export class CompositeEventPipeline {
       namespace: object.metadata.namespace,
     };
     for (const xr of this.xrInformer.store.byIndex(RESOURCE_REFS_INDEX, composedRefKey(ref))) keys.add(objectKey(xr));
-    const requiredBy = this.required.get(`${object.apiVersion}/${object.kind}`) ?? new Map<string, RequiredWatch[]>();
-    for (const [key, watches] of requiredBy) if (watches.some((w) => isRequired(w, object))) keys.add(key);
+    for (const [key, watches] of this.required.get(`${object.apiVersion}/${object.kind}`) ?? []) {
+      if (watches.some((w) => isRequired(w, object))) keys.add(key);
+    }
     // The first list of a composed kind replays what exists: its XRs are enqueued by their own events, so
     // charging each of them once per composed resource would trip the breaker of every large XR at start.
     const initial = event.type === 'add' && !synced;

@@ -63,9 +63,9 @@ export const COMPOSITE_FIELD_MANAGER = 'apiextensions.crossplane.io/composite';
 /** How often an XR being deleted looks again at composed resources still on their way out. */
 const DELETION_RECHECK_MS = 2_000;
 /** How soon an XR whose Composition has no revision yet tries again (the revision event usually comes first). */
+const REVISION_PENDING_RECHECK_MS = 1_000;
 /** How soon to look again when the controller waits for its restart on an XRD change. */
 const STALE_RECHECK_MS = 1_000;
-const REVISION_PENDING_RECHECK_MS = 1_000;
 /** How soon an XR that wrote composed resources looks at them again. */
 const OBSERVE_WRITES_AFTER_MS = 250;
 

@@ -6,4 +6,4 @@ export { LeaderElector, LEASE_NAME, microTime, type LeaderElectionOptions } from
 export { LeadershipLostError, Manager, StartupError, type ManagerConfig, type ManagerOptions } from './manager.js';
 export { Probes } from './probes.js';
 export type { Runnable } from './runnable.js';
-export { shutdownSignal } from './signals.js';
+export { shutdownSignal, sleepUnlessAborted } from './signals.js';

@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { getIfExists, isAlreadyExists, isConflict, type KubeClient } from '../kube/index.js';
 import type { Logger } from './logger.js';
+import { sleepUnlessAborted } from './signals.js';
 
 export const LEASE_NAME = 'compositor-leader-election';
 
@@ -38,18 +39,6 @@ interface Lease {
 /** MicroTime as the API server parses it: RFC 3339 with exactly six fractional digits. */
 export function microTime(ms: number): string {
   return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 /**
@@ -96,7 +85,7 @@ export class LeaderElector {
         this.options.log.info({ identity: this.identity }, 'waiting for the leader election lease');
         onStandby();
       }
-      await sleep(Math.min(this.options.retryPeriodMs, STANDBY_CHECK_MAX_MS), signal);
+      await sleepUnlessAborted(Math.min(this.options.retryPeriodMs, STANDBY_CHECK_MAX_MS), signal);
     }
   }
 
@@ -107,7 +96,7 @@ export class LeaderElector {
   async keepRenewing(signal: AbortSignal, onLost: (why: string) => void): Promise<void> {
     let lastRenewed = this.now();
     for (;;) {
-      await sleep(this.options.retryPeriodMs, signal);
+      await sleepUnlessAborted(this.options.retryPeriodMs, signal);
       if (signal.aborted) return;
       if (await this.tryAcquireOrRenew(signal).catch(() => false)) {
         lastRenewed = this.now();

@@ -98,10 +98,10 @@ export class Manager {
       if (lost.signal.aborted) throw new LeadershipLostError(String(lost.signal.reason));
     } finally {
       // A leader that lost its lease must stop before the lease expires for a standby: no long graceful wait.
-      const leaderGoneMs = this.options.leaderElection
-        ? this.options.leaderElection.leaseDurationMs - this.options.leaderElection.renewDeadlineMs
-        : Infinity;
-      await this.shutdown(runnables, lost.signal.aborted ? leaderGoneMs / 2 : undefined);
+      const election = this.options.leaderElection;
+      const lostDeadlineMs =
+        election && lost.signal.aborted ? (election.leaseDurationMs - election.renewDeadlineMs) / 2 : undefined;
+      await this.shutdown(runnables, lostDeadlineMs);
       lost.abort('stopped');
       await elector?.release();
       await Promise.all(this.servers.map((server) => server.close()));
