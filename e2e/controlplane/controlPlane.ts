@@ -10,7 +10,7 @@ import { freePort } from './ports.js';
 import { startServer, type ServerProcess } from './process.js';
 
 export interface ControlPlaneOptions {
-  /** Also run kube-controller-manager (owner-reference garbage collection, namespace deletion). Default true. */
+  /** Also run kube-controller-manager (owner-reference garbage collection, namespace deletion, ClusterRole aggregation). Default true. */
   controllerManager?: boolean;
   /** Where to put data, certificates, logs and the kubeconfig; a fresh temporary directory by default. */
   dir?: string;
@@ -119,7 +119,7 @@ export class ControlPlane {
       await plane.waitReady(options.startTimeoutMs ?? 60_000);
       if (withKcm) {
         servers.push(startControllerManager(binaries['kube-controller-manager'], dir, kubeconfigPath));
-        log('kube-controller-manager started (garbagecollector, namespace)');
+        log('kube-controller-manager started (garbagecollector, namespace, clusterrole-aggregation)');
       }
       return plane;
     } catch (err) {
@@ -267,7 +267,7 @@ function startControllerManager(binary: string, dir: string, kubeconfig: string)
       `--kubeconfig=${kubeconfig}`,
       `--authentication-kubeconfig=${kubeconfig}`,
       `--authorization-kubeconfig=${kubeconfig}`,
-      '--controllers=garbagecollector,namespace',
+      '--controllers=garbagecollector,namespace,clusterrole-aggregation',
       '--leader-elect=false',
       '--bind-address=127.0.0.1',
       '--secure-port=0',

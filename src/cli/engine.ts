@@ -77,6 +77,7 @@ export class Engine implements Runnable {
       logger: log,
       maxReconcileRate: config.maxReconcileRate,
       stopDeadlineMs: config.gracefulShutdownTimeoutMs,
+      manageCompositeRbac: config.manageCompositeRbac,
       newComposite: (input) =>
         new CompositeController({
           ...input,

@@ -26,6 +26,7 @@ export interface StartConfig {
   logLevel: LogLevel;
   kubeconfig: string | undefined;
   installCrds: boolean;
+  manageCompositeRbac: boolean;
   gracefulShutdownTimeoutMs: number;
 }
 
@@ -214,6 +215,14 @@ export const START_FLAGS: readonly FlagDefinition[] = [
     kind: 'boolean',
     default: 'true',
     description: "Install compositor's CRDs at start when they are absent (false when the chart manages them).",
+  },
+  {
+    name: 'manage-composite-rbac',
+    key: 'manageCompositeRbac',
+    kind: 'boolean',
+    default: 'false',
+    description:
+      'Grant compositor its rights on each XR kind with one ClusterRole per XRD labelled compositor.crossplane.io/aggregate-to-compositor, as Crossplane\'s RBAC manager does (the chart turns it on).',
   },
   {
     name: 'graceful-shutdown-timeout',

@@ -1,6 +1,13 @@
 import type { Logger } from 'pino';
 import type { CustomResourceDefinition } from '../apis/index.js';
-import { failureMessage, isSubset, StatusDraft, type XrdDefaults, type XrType } from '../composite/index.js';
+import {
+  failureMessage,
+  isSubset,
+  StatusDraft,
+  type Condition,
+  type XrdDefaults,
+  type XrType,
+} from '../composite/index.js';
 import {
   CONTENT_TYPE,
   getIfExists,
@@ -14,6 +21,12 @@ import {
 import type { Metrics } from '../metrics/index.js';
 import { ReconcileQueue, type ReconcileResult } from '../queue/index.js';
 import { objectKey, type InformerLease, type InformerRegistry } from '../watch/index.js';
+import {
+  AGGREGATE_TO_COMPOSITOR_LABEL,
+  applyCompositeRole,
+  compositeRoleName,
+  missingCompositeRights,
+} from './rbac.js';
 import { renderXrCrd } from './render.js';
 import { validateXrd } from './validate.js';
 import { referenceableVersion, xrdScope, type CompositeResourceDefinition } from './xrd.js';
@@ -25,6 +38,9 @@ const XRD = { apiVersion: 'apiextensions.crossplane.io/v1', kind: 'CompositeReso
 const CRDS_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 /** How soon to look again at a CRD that is not Established yet, or at XRs still being deleted. */
 const RECHECK_MS = 500;
+/** How soon to look again at an XRD whose XR kind compositor may not use yet (role aggregation takes a moment). */
+const RIGHTS_RECHECK_MS = 2_000;
+const MISSING_RBAC = 'MissingRBAC';
 const DELETION_RECHECK_MS = 2_000;
 
 /** What the XRD controller needs of a composite controller; CompositeController satisfies it. */
@@ -52,6 +68,8 @@ export interface DefinitionControllerOptions {
   newComposite: (input: CompositeFactoryInput) => RunningComposite;
   /** How long a stopping composite controller may finish in-flight reconciles. */
   stopDeadlineMs?: number;
+  /** --manage-composite-rbac: grant compositor its rights on each XR kind through an aggregated ClusterRole. */
+  manageCompositeRbac?: boolean;
   now?: () => Date;
 }
 
@@ -68,7 +86,7 @@ type XrdObject = CompositeResourceDefinition & {
     deletionTimestamp?: string;
     resourceVersion?: string;
   };
-  status?: Record<string, unknown> & { conditions?: [] };
+  status?: Record<string, unknown> & { conditions?: Condition[] };
 };
 
 /**
@@ -151,12 +169,36 @@ export class DefinitionController {
       await this.writeStatus(xrd, status);
       return { requeueAfterMs: RECHECK_MS };
     }
+    if (!(await this.rightsGranted(key, xrd, status))) return { requeueAfterMs: RIGHTS_RECHECK_MS };
     const xrType = typeOf(xrd);
     await this.ensureComposite(key, xrd);
     status.set('controllers', { compositeResourceType: { apiVersion: xrType.apiVersion, kind: xrType.kind } });
     status.setCondition({ type: 'Established', status: 'True', reason: 'WatchingCompositeResource' });
     await this.writeStatus(xrd, status);
     return {};
+  }
+
+  /**
+   * Grants compositor its rights on the XR kind when it manages RBAC, and before a composite controller starts checks
+   * that it has them, so missing rights are an XRD condition rather than a controller failing to list in a loop.
+   */
+  private async rightsGranted(key: string, xrd: XrdObject, status: StatusDraft): Promise<boolean> {
+    const { client, manageCompositeRbac } = this.options;
+    const wrote = manageCompositeRbac ? await applyCompositeRole(client, xrd) : false;
+    if (this.running.has(key)) return true;
+    const missing = await missingCompositeRights(client, xrd);
+    if (missing.length === 0) return true;
+    // A role written just now is usually aggregated within a second: look again before calling it a problem.
+    if (wrote) return false;
+    const grant = manageCompositeRbac
+      ? `ClusterRole ${compositeRoleName(xrd)} is not aggregated into compositor's ClusterRole (is the clusterrole-aggregation controller running, and does the chart's aggregationRule select ${AGGREGATE_TO_COMPOSITOR_LABEL}?)`
+      : `grant them with a ClusterRole labelled ${AGGREGATE_TO_COMPOSITOR_LABEL}: "true", or run with --manage-composite-rbac`;
+    const text = `compositor may not ${missing.join(', ')} in API group ${xrd.spec.group}: ${grant}`;
+    const established = xrd.status?.conditions?.find((c) => c.type === 'Established');
+    if (established?.reason !== MISSING_RBAC) this.event(xrd, 'Warning', 'EstablishComposite', text);
+    status.setCondition({ type: 'Established', status: 'False', reason: MISSING_RBAC, message: text });
+    await this.writeStatus(xrd, status);
+    return false;
   }
 
   /** Starts the XRD's composite controller, or restarts it when the XRD's generation moved on. */

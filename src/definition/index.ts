@@ -20,3 +20,11 @@ export {
   type RunningComposite,
 } from './controller.js';
 export { CompositionRevisionController, type CompositionRevisionControllerOptions } from './revisions.js';
+export {
+  AGGREGATE_TO_COMPOSITOR_LABEL,
+  applyCompositeRole,
+  compositeRoleName,
+  missingCompositeRights,
+  renderCompositeRole,
+  type ClusterRole,
+} from './rbac.js';

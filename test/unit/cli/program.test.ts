@@ -74,6 +74,7 @@ describe('cli/program', () => {
       healthProbeBindAddress: ':8081',
       logLevel: 'info',
       installCrds: true,
+      manageCompositeRbac: false,
       gracefulShutdownTimeoutMs: 30_000,
     } satisfies Omit<StartConfig, 'kubeconfig'>);
   });
@@ -145,6 +146,7 @@ describe('cli/program', () => {
     '--log-level': { args: ['--log-level=debug'], want: { logLevel: 'debug' } },
     '--kubeconfig': { args: ['--kubeconfig=/tmp/kc'], want: { kubeconfig: '/tmp/kc' } },
     '--install-crds=false': { args: ['--install-crds=false'], want: { installCrds: false } },
+    '--manage-composite-rbac': { args: ['--manage-composite-rbac'], want: { manageCompositeRbac: true } },
     '--graceful-shutdown-timeout': {
       args: ['--graceful-shutdown-timeout=5s'],
       want: { gracefulShutdownTimeoutMs: 5_000 },
