@@ -222,7 +222,7 @@ export const START_FLAGS: readonly FlagDefinition[] = [
     kind: 'boolean',
     default: 'false',
     description:
-      'Grant compositor its rights on each XR kind with one ClusterRole per XRD labelled compositor.crossplane.io/aggregate-to-compositor, as Crossplane\'s RBAC manager does (the chart turns it on).',
+      "Grant compositor its rights on each XR kind with one ClusterRole per XRD labelled compositor.crossplane.io/aggregate-to-compositor, as Crossplane's RBAC manager does (the chart turns it on).",
   },
   {
     name: 'graceful-shutdown-timeout',
