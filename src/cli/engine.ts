@@ -16,6 +16,7 @@ import {
   type FunctionRunner,
 } from '../functions/index.js';
 import { Discovery, EventRecorder, KindNotServedError, type KubeClient } from '../kube/index.js';
+import { NopProvider, type ManagedControllerSettings } from '../managed/index.js';
 import type { Logger, Runnable } from '../manager/index.js';
 import type { Metrics } from '../metrics/index.js';
 import { InformerRegistry, type InformerLease } from '../watch/index.js';
@@ -33,9 +34,22 @@ export interface EngineOptions {
   log: Logger;
 }
 
+/** The managed controllers' settings from the flags: --managed-poll-interval and the shared rate limits. */
+export function managedSettings(config: StartConfig): ManagedControllerSettings {
+  return {
+    pollIntervalMs: config.managedPollIntervalMs,
+    minPollIntervalMs: config.minPollIntervalMs,
+    syncIntervalMs: config.syncIntervalMs,
+    maxReconcileRate: config.maxReconcileRate,
+    workers: config.maxConcurrentReconciles,
+  };
+}
+
 /**
  * The composition engine as one runnable: shared informers, the event recorder, the function runtime, the
- * CompositionRevision controller and the XRD controller (which runs one composite controller per XRD).
+ * CompositionRevision controller and the XRD controller (which runs one composite controller per XRD), and with
+ * --enable-nop-provider the built-in nop provider on the same informers (so a composite controller watching
+ * NopResources shares its cache).
  */
 export class Engine implements Runnable {
   readonly name = 'composition-engine';
@@ -44,6 +58,8 @@ export class Engine implements Runnable {
   private readonly discovery: Discovery;
   private readonly revisions: CompositionRevisionController;
   readonly definitions: DefinitionController;
+  /** The built-in nop provider, when --enable-nop-provider is on. */
+  readonly nop: NopProvider | undefined;
   private functionLease: InformerLease | undefined;
   private functionRevisionLease: InformerLease | undefined;
   private grpc: GrpcFunctionRunner | undefined;
@@ -103,6 +119,17 @@ export class Engine implements Runnable {
           },
         }),
     });
+    this.nop = config.enableNopProvider
+      ? new NopProvider({
+          client,
+          informers: this.informers,
+          events: this.events,
+          metrics,
+          logger: log,
+          settings: managedSettings(config),
+          installCrd: config.installCrds,
+        })
+      : undefined;
   }
 
   async start(): Promise<void> {
@@ -125,6 +152,8 @@ export class Engine implements Runnable {
         throw err;
       });
     await Promise.all([this.functionLease.informer.waitForSync(), this.functionRevisionLease?.informer.waitForSync()]);
+    // Before the composite controllers, so NopResources are served by the time an XR composes them.
+    await this.nop?.start();
     await this.revisions.start();
     await this.definitions.start();
   }
@@ -132,6 +161,7 @@ export class Engine implements Runnable {
   async stop(deadline: AbortSignal): Promise<void> {
     const remainingMs = deadline.aborted ? 0 : this.options.config.gracefulShutdownTimeoutMs;
     await this.definitions.stop(remainingMs);
+    await this.nop?.stop(remainingMs);
     await this.revisions.stop(deadline);
     this.grpc?.close();
     await this.events.flush();

@@ -4,6 +4,7 @@ import { parseValue, type LogLevel, type ValueKind } from './values.js';
 export interface StartConfig {
   pollIntervalMs: number;
   minPollIntervalMs: number;
+  managedPollIntervalMs: number;
   syncIntervalMs: number;
   maxReconcileRate: number;
   maxConcurrentReconciles: number;
@@ -27,6 +28,7 @@ export interface StartConfig {
   kubeconfig: string | undefined;
   installCrds: boolean;
   manageCompositeRbac: boolean;
+  enableNopProvider: boolean;
   gracefulShutdownTimeoutMs: number;
 }
 
@@ -56,6 +58,13 @@ export const START_FLAGS: readonly FlagDefinition[] = [
     kind: 'positiveDuration',
     default: '1s',
     description: 'Lower bound that per-resource crossplane.io/poll-interval values are clamped up to.',
+  },
+  {
+    name: 'managed-poll-interval',
+    key: 'managedPollIntervalMs',
+    kind: 'positiveDuration',
+    default: '10m',
+    description: 'How often a managed resource is observed; crossplane.io/poll-interval overrides it per resource.',
   },
   {
     name: 'sync-interval',
@@ -223,6 +232,14 @@ export const START_FLAGS: readonly FlagDefinition[] = [
     default: 'false',
     description:
       "Grant compositor its rights on each XR kind with one ClusterRole per XRD labelled compositor.crossplane.io/aggregate-to-compositor, as Crossplane's RBAC manager does (the chart turns it on).",
+  },
+  {
+    name: 'enable-nop-provider',
+    key: 'enableNopProvider',
+    kind: 'boolean',
+    default: 'false',
+    description:
+      'Run the built-in nop provider: NopResources (nop.compositor.crossplane.io/v1alpha1) whose external system is in memory, for testing compositions without a cloud.',
   },
   {
     name: 'graceful-shutdown-timeout',

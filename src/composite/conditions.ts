@@ -49,3 +49,18 @@ export function unreadyMessage(names: readonly string[], shown = 3): string {
   if (sorted.length <= shown) return `Unready resources: ${sorted.join(', ')}`;
   return `Unready resources: ${sorted.slice(0, shown).join(', ')}, and ${sorted.length - shown} more`;
 }
+
+/** Synced False while crossplane.io/paused is "true", for XRs and managed resources alike. */
+export const RECONCILE_PAUSED: Omit<Condition, 'lastTransitionTime' | 'observedGeneration'> = {
+  type: 'Synced',
+  status: 'False',
+  reason: 'ReconcilePaused',
+  message: 'Reconciliation (including deletion) is paused via the pause annotation',
+};
+
+/** The Normal event that goes with RECONCILE_PAUSED, emitted when a reconciler first sees the pause. */
+export const RECONCILIATION_PAUSED_EVENT = {
+  type: 'Normal',
+  reason: 'ReconciliationPaused',
+  message: 'Reconciliation is paused via the pause annotation',
+} as const;

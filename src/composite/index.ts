@@ -4,13 +4,27 @@
 export { childName } from './names.js';
 export {
   effectivePollInterval,
+  INVALID_POLL_INTERVAL_REASON,
   POLL_INTERVAL_ANNOTATION,
+  PollIntervalWarnings,
   withJitter,
   type EffectivePollInterval,
   type PollIntervalFlags,
 } from './pollInterval.js';
-export { pendingReconcileRequest, RECONCILE_REQUESTED_AT_ANNOTATION } from './reconcileRequest.js';
-export { sameCondition, setCondition, SYSTEM_CONDITION_TYPES, unreadyMessage, type Condition } from './conditions.js';
+export {
+  pendingReconcileRequest,
+  reconcileRequestHandledEvent,
+  RECONCILE_REQUESTED_AT_ANNOTATION,
+} from './reconcileRequest.js';
+export {
+  RECONCILE_PAUSED,
+  RECONCILIATION_PAUSED_EVENT,
+  sameCondition,
+  setCondition,
+  SYSTEM_CONDITION_TYPES,
+  unreadyMessage,
+  type Condition,
+} from './conditions.js';
 export { COMPOSITION_REVISION, CompositeEventPipeline, type CompositeEventPipelineOptions } from './eventPipeline.js';
 export {
   APPLIED_DIGEST_ANNOTATION,
@@ -45,4 +59,4 @@ export {
   type CompositeControllerOptions,
   type CompositeControllerSettings,
 } from './controller.js';
-export { COMPOSITE_FINALIZER, COMPOSITE_LABEL, PAUSED_ANNOTATION, type Xr } from './xr.js';
+export { COMPOSITE_FINALIZER, COMPOSITE_LABEL, isBeingDeleted, isPaused, PAUSED_ANNOTATION, type Xr } from './xr.js';

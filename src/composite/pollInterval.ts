@@ -48,3 +48,33 @@ function result(ms: number, source: EffectivePollInterval['source']): EffectiveP
 export function withJitter(ms: number, random: () => number = Math.random): number {
   return Math.round(ms * (0.9 + 0.2 * random()));
 }
+
+export const INVALID_POLL_INTERVAL_REASON = 'InvalidPollInterval';
+
+/**
+ * Which invalid crossplane.io/poll-interval value each object was last warned about, so a reconciler emits one
+ * Warning event per distinct value rather than one per reconcile. Shared by the composite and managed reconcilers.
+ */
+export class PollIntervalWarnings {
+  private readonly warned = new Map<string, string>();
+
+  /**
+   * The Warning message due for `poll` on the object `id` (its uid), or undefined when there is nothing new to say:
+   * the value is valid (which also forgets an earlier warning) or this value was already reported.
+   */
+  check(id: string, poll: EffectivePollInterval, flags: PollIntervalFlags): string | undefined {
+    const invalid = poll.invalidValue;
+    if (invalid === undefined) {
+      this.warned.delete(id);
+      return undefined;
+    }
+    if (this.warned.get(id) === invalid) return undefined;
+    this.warned.set(id, invalid);
+    return `Ignoring crossplane.io/poll-interval "${invalid}": not a duration such as 30s or 1m30s; using ${effectivePollInterval(undefined, flags).text}`;
+  }
+
+  /** Forgets a deleted object. */
+  forget(id: string): void {
+    this.warned.delete(id);
+  }
+}

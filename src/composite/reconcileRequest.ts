@@ -12,3 +12,12 @@ export function pendingReconcileRequest(
   if (token === undefined || token === '' || token === lastHandledReconcileAt) return undefined;
   return token;
 }
+
+/** The Normal event a reconciler emits once it handled the reconcile request `token`. */
+export function reconcileRequestHandledEvent(token: string): {
+  type: 'Normal';
+  reason: 'ReconcileRequestHandled';
+  message: string;
+} {
+  return { type: 'Normal', reason: 'ReconcileRequestHandled', message: `Handled reconcile request ${token}` };
+}

@@ -33,9 +33,16 @@ import {
   withAppliedDigest,
   type ComposedObject,
 } from './composed.js';
-import { SYSTEM_CONDITION_TYPES, unreadyMessage } from './conditions.js';
-import { effectivePollInterval, withJitter, type PollIntervalFlags } from './pollInterval.js';
-import { pendingReconcileRequest } from './reconcileRequest.js';
+import { RECONCILE_PAUSED, RECONCILIATION_PAUSED_EVENT, SYSTEM_CONDITION_TYPES, unreadyMessage } from './conditions.js';
+import {
+  effectivePollInterval,
+  INVALID_POLL_INTERVAL_REASON,
+  PollIntervalWarnings,
+  withJitter,
+  type EffectivePollInterval,
+  type PollIntervalFlags,
+} from './pollInterval.js';
+import { pendingReconcileRequest, reconcileRequestHandledEvent } from './reconcileRequest.js';
 import { apiResourceFetcher, type RequiredWatch } from './requiredResources.js';
 import {
   RevisionPendingError,
@@ -145,7 +152,7 @@ export class CompositeReconciler {
   private readonly now: () => Date;
   private readonly random: () => number;
   /** Invalid poll-interval values already warned about, per XR uid: one Warning event per distinct value. */
-  private readonly warnedPollIntervals = new Map<string, string>();
+  private readonly pollIntervalWarnings = new PollIntervalWarnings();
 
   constructor(private readonly options: CompositeReconcilerOptions) {
     this.now = options.now ?? (() => new Date());
@@ -165,18 +172,13 @@ export class CompositeReconciler {
     status.setCondition(responsiveCondition(this.options.breaker.state(key)));
     const poll = effectivePollInterval(xr.metadata.annotations, this.options.timing);
     status.set('effectivePollInterval', poll.text);
-    this.warnInvalidPollInterval(xr, poll.invalidValue);
+    this.warnInvalidPollInterval(xr, poll);
 
     if (isPaused(xr)) {
-      if (status.condition('Synced')?.reason !== 'ReconcilePaused') {
-        this.event(xr, 'Normal', 'ReconciliationPaused', 'Reconciliation is paused via the pause annotation');
+      if (status.condition('Synced')?.reason !== RECONCILE_PAUSED.reason) {
+        this.options.events.event(xr, RECONCILIATION_PAUSED_EVENT);
       }
-      status.setCondition({
-        type: 'Synced',
-        status: 'False',
-        reason: 'ReconcilePaused',
-        message: 'Reconciliation (including deletion) is paused via the pause annotation',
-      });
+      status.setCondition(RECONCILE_PAUSED);
       await this.writeStatus(xr, status, signal);
       return {};
     }
@@ -298,7 +300,7 @@ export class CompositeReconciler {
     const token = pendingReconcileRequest(xr.metadata.annotations, xr.status?.lastHandledReconcileAt);
     if (token !== undefined) {
       status.set('lastHandledReconcileAt', token);
-      this.event(xr, 'Normal', 'ReconcileRequestHandled', `Handled reconcile request ${token}`);
+      this.options.events.event(xr, reconcileRequestHandledEvent(token));
     }
     await this.writeStatus(xr, status, pass.signal);
     // compositor's own writes come back as echoes that trigger nothing, so after a write the XR looks once more to
@@ -357,7 +359,7 @@ export class CompositeReconciler {
     await this.removeFinalizer(xr, signal);
     this.options.composed.setKinds(key, []);
     this.options.breaker.reset(key);
-    if (xr.metadata.uid) this.warnedPollIntervals.delete(xr.metadata.uid);
+    if (xr.metadata.uid) this.pollIntervalWarnings.forget(xr.metadata.uid);
     return {};
   }
 
@@ -623,20 +625,9 @@ export class CompositeReconciler {
     );
   }
 
-  private warnInvalidPollInterval(xr: Xr, invalid: string | undefined): void {
-    const uid = xr.metadata.uid ?? xr.metadata.name;
-    if (invalid === undefined) {
-      this.warnedPollIntervals.delete(uid);
-      return;
-    }
-    if (this.warnedPollIntervals.get(uid) === invalid) return;
-    this.warnedPollIntervals.set(uid, invalid);
-    this.event(
-      xr,
-      'Warning',
-      'InvalidPollInterval',
-      `Ignoring crossplane.io/poll-interval "${invalid}": not a duration such as 30s or 1m30s; using ${effectivePollInterval(undefined, this.options.timing).text}`,
-    );
+  private warnInvalidPollInterval(xr: Xr, poll: EffectivePollInterval): void {
+    const message = this.pollIntervalWarnings.check(xr.metadata.uid ?? xr.metadata.name, poll, this.options.timing);
+    if (message !== undefined) this.event(xr, 'Warning', INVALID_POLL_INTERVAL_REASON, message);
   }
 
   private event(xr: Xr, type: 'Normal' | 'Warning', reason: string, message: string): void {

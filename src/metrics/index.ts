@@ -15,7 +15,16 @@ export interface Metrics {
   /** function_run_seconds{function,result}: one RunFunction call (built in or over gRPC), success or error. */
   functionRun: Histogram<'function' | 'result'>;
   engine: EngineMetrics;
+  /**
+   * external_calls_total{provider,operation}: every call a managed-resource reconciler makes to an external system
+   * (connect, observe, create, update, delete, disconnect), successful or not.
+   */
+  externalCalls: Counter<'provider' | 'operation'>;
 }
+
+/** The operations external_calls_total counts; a provider's series are created at 0 for each. */
+export const EXTERNAL_OPERATIONS = ['connect', 'observe', 'create', 'update', 'delete', 'disconnect'] as const;
+export type ExternalOperation = (typeof EXTERNAL_OPERATIONS)[number];
 
 /** Crossplane's engine_* family: controllers and watches started and stopped over the process's life. */
 export interface EngineMetrics {
@@ -93,6 +102,12 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
       registers: [registry],
     }),
     engine: createEngineMetrics(registry),
+    externalCalls: new Counter({
+      name: 'external_calls_total',
+      help: 'Calls managed-resource reconcilers made to external systems, by provider and operation.',
+      labelNames: ['provider', 'operation'],
+      registers: [registry],
+    }),
   };
 }
 

@@ -36,12 +36,17 @@ async function waitListening(child: ChildProcess, port: number, timeoutMs: numbe
 }
 
 /**
- * Runs `node --import tsx <script> --insecure --address 127.0.0.1:<port>` and waits until it listens. The port is
- * a free one unless given (a test may start a function where a caller already tries to reach it).
+ * Runs `node --import tsx <script> --insecure --address <host>:<port>` and waits until it listens. The port is
+ * a free one unless given (a test may start a function where a caller already tries to reach it); the host is
+ * loopback unless given (e2e against kind listens where the cluster can reach it).
  */
-export async function startFunction(script: string = PROBE_FUNCTION, port?: number): Promise<FunctionProcess> {
+export async function startFunction(
+  script: string = PROBE_FUNCTION,
+  port?: number,
+  host = '127.0.0.1',
+): Promise<FunctionProcess> {
   port ??= await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', script, '--insecure', '--address', `127.0.0.1:${port}`], {
+  const child = spawn(process.execPath, ['--import', 'tsx', script, '--insecure', '--address', `${host}:${port}`], {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   try {

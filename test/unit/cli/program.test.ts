@@ -53,6 +53,7 @@ describe('cli/program', () => {
     expect(config).to.deep.equal({
       pollIntervalMs: 60_000,
       minPollIntervalMs: 1_000,
+      managedPollIntervalMs: 600_000,
       syncIntervalMs: 3_600_000,
       maxReconcileRate: 10,
       maxConcurrentReconciles: 10,
@@ -75,6 +76,7 @@ describe('cli/program', () => {
       logLevel: 'info',
       installCrds: true,
       manageCompositeRbac: false,
+      enableNopProvider: false,
       gracefulShutdownTimeoutMs: 30_000,
     } satisfies Omit<StartConfig, 'kubeconfig'>);
   });
@@ -82,6 +84,7 @@ describe('cli/program', () => {
   const accepted: Record<string, { args: string[]; want: Partial<StartConfig> }> = {
     '--poll-interval': { args: ['--poll-interval=1m30s'], want: { pollIntervalMs: 90_000 } },
     '--min-poll-interval': { args: ['--min-poll-interval', '500ms'], want: { minPollIntervalMs: 500 } },
+    '--managed-poll-interval': { args: ['--managed-poll-interval=1m'], want: { managedPollIntervalMs: 60_000 } },
     '--sync-interval': { args: ['--sync-interval=30m'], want: { syncIntervalMs: 1_800_000 } },
     '--max-reconcile-rate also sets concurrency': {
       args: ['--max-reconcile-rate=50'],
@@ -147,6 +150,7 @@ describe('cli/program', () => {
     '--kubeconfig': { args: ['--kubeconfig=/tmp/kc'], want: { kubeconfig: '/tmp/kc' } },
     '--install-crds=false': { args: ['--install-crds=false'], want: { installCrds: false } },
     '--manage-composite-rbac': { args: ['--manage-composite-rbac'], want: { manageCompositeRbac: true } },
+    '--enable-nop-provider': { args: ['--enable-nop-provider'], want: { enableNopProvider: true } },
     '--graceful-shutdown-timeout': {
       args: ['--graceful-shutdown-timeout=5s'],
       want: { gracefulShutdownTimeoutMs: 5_000 },
