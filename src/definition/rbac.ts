@@ -1,9 +1,10 @@
 // compositor's rights on the XR kind of each XRD, granted the way Crossplane's RBAC manager grants them to
 // Crossplane core: one ClusterRole per XRD, labelled so the aggregation controller folds it into compositor's own
 // aggregated ClusterRole (the Helm chart's). Owned by the XRD, so it goes when the XRD goes.
+import type { OwnerReference } from '../apis/index.js';
 import { isSubset } from '../composite/index.js';
 import { CONTENT_TYPE, getIfExists, type KubeClient } from '../kube/index.js';
-import type { CompositeResourceDefinition } from './xrd.js';
+import { xrdOwnerReferences, type CompositeResourceDefinition } from './xrd.js';
 
 export const AGGREGATE_TO_COMPOSITOR_LABEL = 'compositor.crossplane.io/aggregate-to-compositor';
 const CLUSTER_ROLES_PATH = '/apis/rbac.authorization.k8s.io/v1/clusterroles';
@@ -16,7 +17,7 @@ export interface ClusterRole {
   metadata: {
     name: string;
     labels: Record<string, string>;
-    ownerReferences?: Record<string, unknown>[];
+    ownerReferences?: OwnerReference[];
     resourceVersion?: string;
   };
   rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[];
@@ -37,19 +38,7 @@ export function renderCompositeRole(xrd: CompositeResourceDefinition): ClusterRo
     metadata: {
       name: compositeRoleName(xrd),
       labels: { [AGGREGATE_TO_COMPOSITOR_LABEL]: 'true' },
-      ...(xrd.metadata.uid
-        ? {
-            ownerReferences: [
-              {
-                apiVersion: 'apiextensions.crossplane.io/v1',
-                kind: 'CompositeResourceDefinition',
-                name: xrd.metadata.name,
-                uid: xrd.metadata.uid,
-                controller: true,
-              },
-            ],
-          }
-        : {}),
+      ...xrdOwnerReferences(xrd, false),
     },
     rules: [
       {

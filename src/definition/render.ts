@@ -1,6 +1,12 @@
 import type { CustomResourceDefinition } from '../apis/index.js';
 import { compositionMachinery, legacySpecFields, statusFields } from './machinery.js';
-import { xrdScope, type CompositeResourceDefinition, type JsonSchema, type XrdVersion } from './xrd.js';
+import {
+  xrdOwnerReferences,
+  xrdScope,
+  type CompositeResourceDefinition,
+  type JsonSchema,
+  type XrdVersion,
+} from './xrd.js';
 
 const MAX_NAME_LENGTH = 63;
 
@@ -27,20 +33,7 @@ export function renderXrCrd(xrd: CompositeResourceDefinition): CustomResourceDef
       name: xrd.metadata.name,
       labels,
       ...(spec.metadata?.annotations ? { annotations: spec.metadata.annotations } : {}),
-      ...(xrd.metadata.uid
-        ? {
-            ownerReferences: [
-              {
-                apiVersion: 'apiextensions.crossplane.io/v1',
-                kind: 'CompositeResourceDefinition',
-                name: xrd.metadata.name,
-                uid: xrd.metadata.uid,
-                controller: true,
-                blockOwnerDeletion: true,
-              },
-            ],
-          }
-        : {}),
+      ...xrdOwnerReferences(xrd, true),
     },
     spec: crdSpec,
   };

@@ -1,3 +1,4 @@
+import type { OwnerReference } from '../apis/index.js';
 /** JSON schema as it appears in CRDs (openAPIV3Schema); open because users' schemas use every keyword. */
 export type JsonSchema = Record<string, unknown> & {
   type?: string;
@@ -61,4 +62,24 @@ export function xrdScope(xrd: CompositeResourceDefinition): XrdScope {
 /** The one version XRs are composed at (exactly one is referenceable). */
 export function referenceableVersion(xrd: CompositeResourceDefinition): XrdVersion | undefined {
   return xrd.spec.versions.find((version) => version.referenceable);
+}
+
+/**
+ * Owner references that make an object the XRD's (a controller reference), so the garbage collector deletes it
+ * with the XRD; none before the XRD has a uid. blockOwnerDeletion only where the writer may set finalizers on XRDs.
+ */
+export function xrdOwnerReferences(
+  xrd: CompositeResourceDefinition,
+  blockOwnerDeletion: boolean,
+): { ownerReferences?: OwnerReference[] } {
+  if (!xrd.metadata.uid) return {};
+  const reference: OwnerReference = {
+    apiVersion: 'apiextensions.crossplane.io/v1',
+    kind: 'CompositeResourceDefinition',
+    name: xrd.metadata.name,
+    uid: xrd.metadata.uid,
+    controller: true,
+  };
+  if (blockOwnerDeletion) reference.blockOwnerDeletion = true;
+  return { ownerReferences: [reference] };
 }
