@@ -1,6 +1,7 @@
 // Calls functions over gRPC: one pooled channel per endpoint with keep-alive, a deadline per call, retries on
 // UNAVAILABLE with exponential backoff, and the v1beta1 fallback for functions that only serve the old service.
 import { Client, Metadata, status, type ChannelCredentials, type ServiceError } from '@grpc/grpc-js';
+import { formatDuration } from '../apis/index.js';
 import { requestToWire, responseFromWire } from './codec.js';
 import type { EndpointResolver } from './endpoint.js';
 import { FunctionCallError } from './errors.js';
@@ -48,13 +49,18 @@ export class GrpcFunctionRunner implements FunctionRunner {
       const endpoint = await this.deps.resolveEndpoint(call.functionName).catch((err: unknown) => {
         throw new FunctionCallError(call.functionName, call.step, errorText(err), { cause: err });
       });
-      const rsp = await this.callWithRetry(call, endpoint, started + (this.deps.timeoutMs ?? 60_000));
+      const rsp = await this.callWithRetry(call, endpoint, started + this.timeoutMs(call));
       this.deps.observe?.(call.functionName, 'success', (now() - started) / 1000);
       return rsp;
     } catch (err) {
       this.deps.observe?.(call.functionName, 'error', (now() - started) / 1000);
       throw err;
     }
+  }
+
+  /** The step's own timeout, else --function-timeout. */
+  private timeoutMs(call: FunctionCall): number {
+    return call.timeoutMs ?? this.deps.timeoutMs ?? 60_000;
   }
 
   /** Closes every pooled channel; later calls open new ones. */
@@ -124,7 +130,10 @@ export class GrpcFunctionRunner implements FunctionRunner {
   private wrap(call: FunctionCall, endpoint: string, err: unknown): FunctionCallError {
     if (err instanceof FunctionCallError) return err;
     const code = (err as Partial<ServiceError>).code;
-    const detail = code === status.DEADLINE_EXCEEDED ? 'deadline exceeded' : errorText(err);
+    const detail =
+      code === status.DEADLINE_EXCEEDED
+        ? `timed out after ${formatDuration(this.timeoutMs(call))} (${call.timeoutMs === undefined ? '--function-timeout' : "the step's timeout"})`
+        : errorText(err);
     return new FunctionCallError(call.functionName, call.step, `cannot call ${endpoint}: ${detail}`, {
       cause: err,
       code,

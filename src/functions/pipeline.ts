@@ -1,10 +1,11 @@
 // Runs a Composition's function pipeline once: steps in order, each given the previous step's desired state and
 // context; FATAL stops it; results become events, function conditions become XR conditions; the shortest TTL
 // decides the requeue. The runner passed in is already stacked (cache, requirements loop, built-ins or gRPC).
-import { PipelineFatalError } from './errors.js';
+import { parseDuration } from '../apis/index.js';
+import { FunctionCallError, PipelineFatalError } from './errors.js';
 import { digest } from './hash.js';
 import { resultToEvent, toCondition, type PipelineCondition, type PipelineEvent } from './outcome.js';
-import type { FunctionRunner } from './runner.js';
+import type { FunctionCall, FunctionRunner } from './runner.js';
 import { ALL_CAPABILITIES } from './types.js';
 import type {
   Credentials,
@@ -22,6 +23,11 @@ export interface PipelineStep {
   functionRef: { name: string };
   input?: JsonObject;
   credentials?: { name: string; source: string; secretRef?: { namespace: string; name: string } }[];
+  /**
+   * compositor's extension: a Go duration bounding each call of this step (including retries), instead of
+   * --function-timeout. Crossplane's Composition schema has no such field; compositor's CRD keeps it.
+   */
+  timeout?: string;
 }
 
 export interface PipelineInput {
@@ -71,6 +77,26 @@ async function stepCredentials(
     out[c.name] = { credentialData: { data: bytes } };
   }
   return Object.keys(out).length === 0 ? undefined : out;
+}
+
+/** The step's `timeout` in milliseconds; a value that is not a positive Go duration fails the step, naming it. */
+export function stepTimeoutMs(step: PipelineStep): number | undefined {
+  if (step.timeout === undefined) return undefined;
+  let ms: number;
+  try {
+    // YAML may hold a number here; only a duration string is accepted.
+    ms = typeof step.timeout === 'string' ? parseDuration(step.timeout) : -1;
+  } catch {
+    ms = -1;
+  }
+  if (!(ms > 0)) {
+    throw new FunctionCallError(
+      step.functionRef.name,
+      step.step,
+      `invalid timeout ${JSON.stringify(step.timeout)}: use a positive duration such as 10s or 1m30s`,
+    );
+  }
+  return ms;
 }
 
 async function buildRequest(
@@ -133,8 +159,11 @@ export async function runPipeline(input: PipelineInput, deps: PipelineDeps): Pro
   };
   for (const step of input.steps) {
     const request = await buildRequest(step, input, out, deps);
-    const call = { functionName: step.functionRef.name, step: step.step, request };
-    absorb(out, step.step, await deps.runner.run(deps.signal ? { ...call, signal: deps.signal } : call));
+    const call: FunctionCall = { functionName: step.functionRef.name, step: step.step, request };
+    const timeoutMs = stepTimeoutMs(step);
+    if (timeoutMs !== undefined) call.timeoutMs = timeoutMs;
+    if (deps.signal) call.signal = deps.signal;
+    absorb(out, step.step, await deps.runner.run(call));
   }
   return out;
 }

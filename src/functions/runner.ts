@@ -10,6 +10,8 @@ export interface FunctionCall {
   step?: string;
   request: RunFunctionRequest;
   signal?: AbortSignal;
+  /** The step's own deadline (its `timeout`); the runner's default, --function-timeout, when absent. */
+  timeoutMs?: number;
 }
 
 export interface FunctionRunner {

@@ -178,10 +178,39 @@ describe('functions: gRPC runner against a real function process', function () {
         });
       expect(thrown).to.be.instanceOf(FunctionCallError);
       expect((thrown as Error).message).to.equal(
-        `cannot run function "probe" for pipeline step "slow": cannot call ${fn.endpoint}: deadline exceeded`,
+        `cannot run function "probe" for pipeline step "slow": cannot call ${fn.endpoint}: timed out after 200ms (--function-timeout)`,
       );
     } finally {
       slow.close();
+    }
+  });
+
+  it("bounds a call by its step's timeout instead of --function-timeout, without holding up other calls", async () => {
+    const runner = new GrpcFunctionRunner({
+      resolveEndpoint: staticEndpointResolver({ probe: fn.endpoint }),
+      credentials: insecureCredentials(),
+      timeoutMs: 30_000,
+    });
+    try {
+      const started = Date.now();
+      const slow = runner
+        .run({ functionName: 'probe', step: 'slow', request: { input: { sleepMs: 3000 } }, timeoutMs: 300 })
+        .then(
+          () => new Error('the slow step did not time out'),
+          (e: unknown) => ({ error: e as Error, afterMs: Date.now() - started }),
+        );
+      const fast = await runner.run({ functionName: 'probe', step: 'fast', request: { input: {} } });
+      const fastAfterMs = Date.now() - started;
+      const failed = await slow;
+      if (failed instanceof Error) throw failed;
+      expect(failed.error.message).to.equal(
+        `cannot run function "probe" for pipeline step "slow": cannot call ${fn.endpoint}: timed out after 300ms (the step's timeout)`,
+      );
+      expect(failed.afterMs, 'the step timeout, not --function-timeout, ended the call').to.be.below(3000);
+      expect(fast.desired?.composite).to.not.equal(undefined);
+      expect(fastAfterMs, 'the fast call answered while the slow one was still running').to.be.below(failed.afterMs);
+    } finally {
+      runner.close();
     }
   });
 

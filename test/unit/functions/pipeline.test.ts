@@ -124,6 +124,24 @@ describe('functions/pipeline with the built-ins', () => {
     ]);
   });
 
+  it("passes a step's timeout to the runner and fails an invalid one naming the step", async () => {
+    const calls: FunctionCall[] = [];
+    const timed: PipelineStep[] = [{ step: 'slow', functionRef: { name: 'other' }, timeout: '1m30s' }];
+    await runPipeline({ steps: timed, observed: { composite: { resource: XR } } }, { runner: router(calls) });
+    expect(calls.map((c) => c.timeoutMs)).to.deep.equal([90_000]);
+
+    for (const timeout of ['soon', '0s', 5 as unknown as string]) {
+      const invalid: PipelineStep[] = [{ step: 'slow', functionRef: { name: 'other' }, timeout }];
+      let thrown: unknown;
+      await runPipeline({ steps: invalid, observed: { composite: { resource: XR } } }, { runner: router([]) }).catch(
+        (e: unknown) => (thrown = e),
+      );
+      expect((thrown as Error | undefined)?.message).to.equal(
+        `cannot run function "other" for pipeline step "slow": invalid timeout ${JSON.stringify(timeout)}: use a positive duration such as 10s or 1m30s`,
+      );
+    }
+  });
+
   it('fails a step whose Secret credentials do not exist, naming the step', async () => {
     const step: PipelineStep = {
       step: 'needs-creds',
