@@ -1,14 +1,18 @@
-// `compositor diagnose <resource> <name> [-n ns] [-o json]`: reads the cluster and says why a resource is or is not
+// `compositor diagnose <resource> <name> [-n ns] [-o json]` (or `--stuck`, see stuckXrs.ts): reads the cluster and says why a resource is or is not
 // reconciling. What it reads is gathered here; what it concludes is in diagnosis.ts.
 import type { Condition } from '../composite/index.js';
 import { Discovery, getIfExists, KubeClient, loadKubeConfig } from '../kube/index.js';
 import { LEASE_NAME } from '../manager/index.js';
 import { diagnose, type ComposedFacts, type EventFacts, type Facts, type LeaseFacts } from './diagnosis.js';
 import type { Output } from './start.js';
+import { formatStuck, stuckXrs } from './stuckXrs.js';
 
 export interface DiagnoseOptions {
   resource: string;
   name: string;
+  /** List the longest-stuck XRs instead of diagnosing one resource. */
+  stuck?: boolean;
+  limit?: number;
   namespace?: string;
   output: 'text' | 'json';
   kubeconfig?: string;
@@ -175,6 +179,11 @@ export async function runDiagnose(
 ): Promise<number> {
   try {
     const client = new KubeClient(loadKubeConfig({ path: options.kubeconfig }));
+    if (options.stuck === true) {
+      const listing = await stuckXrs(client, now().getTime(), options.limit ?? 10);
+      output.stdout(options.output === 'json' ? `${JSON.stringify(listing, null, 2)}\n` : formatStuck(listing));
+      return 0;
+    }
     const facts = await gather(client, options);
     const diagnosis = diagnose(facts, now());
     if (options.output === 'json') output.stdout(`${JSON.stringify({ ...diagnosis, facts }, null, 2)}\n`);

@@ -155,6 +155,8 @@ function renderCommand(handlers: CommandHandlers, onExitCode: (code: number) => 
 }
 
 interface DiagnoseFlags {
+  stuck?: boolean;
+  limit: number;
   namespace?: string;
   output: 'text' | 'json';
   kubeconfig?: string;
@@ -165,8 +167,14 @@ interface DiagnoseFlags {
 function diagnoseCommand(handlers: CommandHandlers, onExitCode: (code: number) => void): Command {
   return new Command('diagnose')
     .description('Explain why a composite resource is or is not reconciling; the first line names the cause.')
-    .argument('<resource>', 'resource type as kubectl names it: plural, singular, kind, or plural.group')
-    .argument('<name>', 'name of the resource')
+    .argument('[resource]', 'resource type as kubectl names it: plural, singular, kind, or plural.group')
+    .argument('[name]', 'name of the resource')
+    .option('--stuck', 'instead: list the XRs of every kind that have been not Ready or not Synced the longest')
+    .addOption(
+      new Option('--limit <count>', 'with --stuck: how many XRs to list')
+        .argParser(valueParser('positiveInteger'))
+        .default(10),
+    )
     .option('-n, --namespace <namespace>', 'namespace of a namespaced resource (default: default)')
     .addOption(
       new Option('-o, --output <format>', 'text, or json for scripts').choices(['text', 'json']).default('text'),
@@ -181,11 +189,16 @@ function diagnoseCommand(handlers: CommandHandlers, onExitCode: (code: number) =
         .argParser(valueParser('positiveDuration'))
         .default(300_000, '5m'),
     )
-    .action(async (resource: string, name: string, flags: DiagnoseFlags) => {
+    .action(async (resource: string | undefined, name: string | undefined, flags: DiagnoseFlags) => {
       if (handlers.diagnose === undefined) throw new UsageError('diagnose is not available in this build');
+      if (flags.stuck !== true && (resource === undefined || name === undefined)) {
+        throw new UsageError('diagnose needs <resource> <name>, or --stuck');
+      }
       const options: DiagnoseOptions = {
-        resource,
-        name,
+        resource: resource ?? '',
+        name: name ?? '',
+        stuck: flags.stuck === true,
+        limit: flags.limit,
         output: flags.output,
         leaderElectionNamespace: flags.leaderElectionNamespace,
         circuitBreakerCooldownMs: flags.circuitBreakerCooldown,

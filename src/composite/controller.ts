@@ -9,6 +9,7 @@ import { CompositeEventPipeline } from './eventPipeline.js';
 import { effectivePollInterval, type PollIntervalFlags } from './pollInterval.js';
 import { CompositeReconciler, failureMessage, type ComposedCache, type XrType } from './reconciler.js';
 import { restartDelayMs } from './restart.js';
+import { stuckSummary } from './stuck.js';
 import type { XrdDefaults } from './selection.js';
 import { describe, type Xr } from './xr.js';
 
@@ -53,6 +54,7 @@ export class CompositeController {
   private readonly xrsByKind = new Map<string, number>();
   private compositionLease: InformerLease | undefined;
   private reconciler: CompositeReconciler | undefined;
+  private untrackStuck: (() => void) | undefined;
 
   constructor(private readonly options: CompositeControllerOptions) {
     const { name, metrics, logger, settings } = options;
@@ -129,9 +131,15 @@ export class CompositeController {
       logger: options.logger.child({ controller: options.name }),
     });
     this.queue.start();
+    const xrs = this.pipeline.xrInformer.store;
+    this.untrackStuck = options.metrics.composite.track(options.name, () =>
+      stuckSummary(xrs.list() as Xr[], Date.now(), 0),
+    );
   }
 
   async stop(deadlineMs: number): Promise<void> {
+    this.untrackStuck?.();
+    this.untrackStuck = undefined;
     await this.queue.shutdown(deadlineMs);
     await this.pipeline.stop();
     await this.compositionLease?.release();

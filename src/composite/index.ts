@@ -60,3 +60,4 @@ export {
   type CompositeControllerSettings,
 } from './controller.js';
 export { COMPOSITE_FINALIZER, COMPOSITE_LABEL, isBeingDeleted, isPaused, PAUSED_ANNOTATION, type Xr } from './xr.js';
+export { stuckSummary, type StuckSummary, type StuckXr } from './stuck.js';

@@ -20,6 +20,23 @@ export interface Metrics {
    * (connect, observe, create, update, delete, disconnect), successful or not.
    */
   externalCalls: Counter<'provider' | 'operation'>;
+  composite: CompositeMetrics;
+}
+
+/** What a composite controller reports about its XRs at scrape time. */
+export interface CompositeReadings {
+  unready: number;
+  unsynced: number;
+  oldestStuckSeconds: number;
+}
+
+/**
+ * compositor_composite_* gauges, one series per composite controller (bounded by the number of XRDs, never per
+ * XR): how many XRs are not Ready or not Synced, and for how long the oldest of them has been stuck.
+ */
+export interface CompositeMetrics {
+  /** Makes the gauges show `read()` for `controller` at every scrape; the returned function removes its series. */
+  track(controller: string, read: () => CompositeReadings): () => void;
 }
 
 /** The operations external_calls_total counts; a provider's series are created at 0 for each. */
@@ -102,6 +119,7 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
       registers: [registry],
     }),
     engine: createEngineMetrics(registry),
+    composite: createCompositeMetrics(registry),
     externalCalls: new Counter({
       name: 'external_calls_total',
       help: 'Calls managed-resource reconcilers made to external systems, by provider and operation.',
@@ -130,6 +148,46 @@ const RECONCILE_TIME_BUCKETS = [
   0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.25, 1.5, 1.75,
   2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
 ];
+
+function createCompositeMetrics(registry: Registry): CompositeMetrics {
+  const readers = new Map<string, () => CompositeReadings>();
+  const gauge = (name: string, help: string, pick: (r: CompositeReadings) => number): Gauge<'controller'> =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['controller'],
+      registers: [registry],
+      collect() {
+        for (const [controller, read] of readers) this.set({ controller }, pick(read()));
+      },
+    });
+  const gauges = [
+    gauge(
+      'compositor_composite_unready',
+      'XRs whose Ready condition is not True, per composite controller.',
+      (r) => r.unready,
+    ),
+    gauge(
+      'compositor_composite_unsynced',
+      'XRs whose Synced condition is not True, per composite controller.',
+      (r) => r.unsynced,
+    ),
+    gauge(
+      'compositor_composite_stuck_seconds',
+      'How long the oldest XR that is not Ready or not Synced (paused ones excepted) has been so, per composite controller; 0 when none.',
+      (r) => r.oldestStuckSeconds,
+    ),
+  ];
+  return {
+    track(controller, read) {
+      readers.set(controller, read);
+      return () => {
+        readers.delete(controller);
+        for (const g of gauges) g.remove({ controller });
+      };
+    },
+  };
+}
 
 function createWorkqueueMetrics(registry: Registry, readers: Map<string, () => QueueReadings>): WorkqueueMetrics {
   // The gauges are computed when scraped, like client-go's periodic unfinished-work update, so the queue's hot

@@ -101,6 +101,47 @@ describe('compositor diagnose', function () {
     await remove(client, broken);
   });
 
+  it('lists the longest-stuck XRs with --stuck and reports them in the per-controller gauges', async () => {
+    await apply(client, composition(api, 'diagnose-stuck', { functionName: 'function-gone' }));
+    const stuck = xr('stuck');
+    (stuck.spec as Record<string, unknown>).crossplane = { compositionRef: { name: 'diagnose-stuck' } };
+    await apply(client, stuck);
+    const gauge = async (name: string): Promise<number | undefined> => {
+      const metric = await running.metrics.registry.getSingleMetric(name)?.get();
+      return metric?.values.find((v) => v.labels.controller === api.controller)?.value;
+    };
+    const unsynced = await eventually('compositor_composite_unsynced to count the stuck XR', async () => {
+      const value = await gauge('compositor_composite_unsynced');
+      return value !== undefined && value >= 1 ? value : undefined;
+    });
+    expect(unsynced).to.be.at.least(1);
+    expect(await gauge('compositor_composite_stuck_seconds')).to.be.a('number');
+
+    const out = { stdout: '', stderr: '' };
+    const code = await runDiagnose(
+      {
+        resource: '',
+        name: '',
+        stuck: true,
+        limit: 5,
+        output: 'json',
+        kubeconfig: controlPlane().kubeconfigPath,
+        leaderElectionNamespace: 'crossplane-system',
+        circuitBreakerCooldownMs: 300_000,
+      },
+      { stdout: (t) => (out.stdout += t), stderr: (t) => (out.stderr += t) },
+    );
+    expect(code, out.stderr).to.equal(0);
+    const listing = JSON.parse(out.stdout) as { total: number; stuck: { kind: string; key: string; reason: string }[] };
+    expect(listing.stuck.map((s) => [s.kind, s.key, s.reason])).to.deep.include([
+      api.kind,
+      `${NAMESPACE}/stuck`,
+      'ReconcileError',
+    ]);
+    expect(listing.stuck.some((s) => s.key === `${NAMESPACE}/healthy`)).to.equal(false);
+    await remove(client, stuck);
+  });
+
   it('says no compositor is reconciling an XR created while none runs', async () => {
     await running.stop();
     try {

@@ -1,0 +1,52 @@
+// `compositor diagnose --stuck`: the XRs that have been not Ready or not Synced the longest, across every XR kind
+// the XRDs define, with the reason each is stuck. The same rule as the compositor_composite_stuck_seconds gauge.
+import { formatDuration } from '../apis/index.js';
+import { stuckSummary, type StuckXr, type Xr } from '../composite/index.js';
+import { typeOf, type CompositeResourceDefinition } from '../definition/index.js';
+import { isNotFound, type KubeClient } from '../kube/index.js';
+
+export interface StuckListing {
+  /** Stuck XRs of every kind, oldest first, at most the limit. */
+  stuck: (StuckXr & { kind: string; forSeconds: number })[];
+  /** How many XRs are stuck in all, beyond the limit too. */
+  total: number;
+}
+
+async function xrsOf(client: KubeClient, xrd: CompositeResourceDefinition): Promise<Xr[]> {
+  const { apiVersion } = typeOf(xrd);
+  const list = await client
+    .request<{ items: Xr[] }>('GET', `/apis/${apiVersion}/${xrd.spec.names.plural}`)
+    .catch((err: unknown) => {
+      if (isNotFound(err)) return { items: [] };
+      throw err;
+    });
+  return list.items;
+}
+
+export async function stuckXrs(client: KubeClient, nowMs: number, limit: number): Promise<StuckListing> {
+  const xrds = await client.request<{ items: CompositeResourceDefinition[] }>(
+    'GET',
+    '/apis/apiextensions.crossplane.io/v1/compositeresourcedefinitions',
+  );
+  const all: StuckListing['stuck'] = [];
+  for (const xrd of xrds.items) {
+    const xrs = await xrsOf(client, xrd);
+    for (const entry of stuckSummary(xrs, nowMs, Number.MAX_SAFE_INTEGER).oldest) {
+      const since = Number.isNaN(entry.sinceMs) ? nowMs : entry.sinceMs;
+      all.push({ ...entry, kind: xrd.spec.names.kind, forSeconds: Math.max(0, (nowMs - since) / 1000) });
+    }
+  }
+  all.sort((a, b) => b.forSeconds - a.forSeconds);
+  return { stuck: all.slice(0, limit), total: all.length };
+}
+
+export function formatStuck(listing: StuckListing): string {
+  if (listing.total === 0) return 'no XR is stuck: every XR is Ready and Synced (or paused)\n';
+  const head = `${listing.total} XR${listing.total === 1 ? ' is' : 's are'} not Ready or not Synced; oldest first:`;
+  const lines = listing.stuck.map(
+    (s) =>
+      `  ${s.kind} ${s.key}: ${s.condition} ${s.reason} for ${formatDuration(Math.round(s.forSeconds) * 1000)}${s.message ? `: ${s.message}` : ''}`,
+  );
+  const more = listing.total > listing.stuck.length ? [`  ... and ${listing.total - listing.stuck.length} more`] : [];
+  return `${[head, ...lines, ...more].join('\n')}\n`;
+}
