@@ -83,6 +83,7 @@ export class Engine implements Runnable {
       metrics,
       logger: log,
       maxReconcileRate: config.maxReconcileRate,
+      maxRevisions: config.maxCompositionRevisions,
     });
     const runner = this.functionRunner();
     this.definitions = new DefinitionController({

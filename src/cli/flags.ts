@@ -28,6 +28,7 @@ export interface StartConfig {
   kubeconfig: string | undefined;
   installCrds: boolean;
   manageCompositeRbac: boolean;
+  maxCompositionRevisions: number;
   enableNopProvider: boolean;
   gracefulShutdownTimeoutMs: number;
 }
@@ -240,6 +241,14 @@ export const START_FLAGS: readonly FlagDefinition[] = [
     default: 'false',
     description:
       'Run the built-in nop provider: NopResources (nop.compositor.crossplane.io/v1alpha1) whose external system is in memory, for testing compositions without a cloud.',
+  },
+  {
+    name: 'max-composition-revisions',
+    key: 'maxCompositionRevisions',
+    kind: 'positiveInteger',
+    default: '10',
+    description:
+      'CompositionRevisions kept per Composition; older ones are deleted unless an XR still references them.',
   },
   {
     name: 'graceful-shutdown-timeout',

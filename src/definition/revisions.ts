@@ -4,7 +4,9 @@ import type { Logger } from 'pino';
 import { sameCondition, setCondition, type Condition } from '../composite/index.js';
 import {
   CONTENT_TYPE,
+  Discovery,
   isAlreadyExists,
+  KindNotServedError,
   isConflict,
   isNotFound,
   type KubeClient,
@@ -21,6 +23,7 @@ import {
   type InformerLease,
   type InformerRegistry,
 } from '../watch/index.js';
+import { referencedRevision, revisionsToDelete } from './revisionGc.js';
 import { compositionHash } from './revisionHash.js';
 
 export const COMPOSITION = { apiVersion: 'apiextensions.crossplane.io/v1', kind: 'Composition' } as const;
@@ -114,6 +117,8 @@ export interface CompositionRevisionControllerOptions {
   logger: Logger;
   /** --max-reconcile-rate: Compositions reconciled per second, burst ten times that. */
   maxReconcileRate: number;
+  /** --max-composition-revisions: revisions kept per Composition besides referenced ones; undefined keeps all. */
+  maxRevisions?: number;
   workers?: number;
   now?: () => Date;
 }
@@ -136,9 +141,11 @@ export class CompositionRevisionController implements Runnable {
   private compositions: InformerLease<Composition> | undefined;
   private revisions: InformerLease<CompositionRevision> | undefined;
   private subscription: Subscription | undefined;
+  private readonly discovery: Discovery;
 
   constructor(private readonly options: CompositionRevisionControllerOptions) {
     this.now = options.now ?? (() => new Date());
+    this.discovery = new Discovery(options.client);
     this.queue = new ReconcileQueue({
       name: CONTROLLER_NAME,
       metrics: options.metrics,
@@ -220,7 +227,55 @@ export class CompositionRevisionController implements Runnable {
     let current = existing ?? (await this.create(composition, hash, latest + 1, signal));
     current = await this.promote(current, latest, signal);
     current = await this.ensureValidPipeline(current, signal);
+    await this.collectGarbage(composition, [...revisions, current], current, signal);
     return current === existing ? undefined : current;
+  }
+
+  /** Deletes the revisions beyond --max-composition-revisions that no XR references (see revisionGc.ts). */
+  private async collectGarbage(
+    composition: Composition,
+    revisions: readonly CompositionRevision[],
+    current: CompositionRevision,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const keep = this.options.maxRevisions;
+    if (keep === undefined) return;
+    const numbered = new Map(revisions.map((r) => [r.metadata.name, { name: r.metadata.name, number: numberOf(r) }]));
+    const candidates = [...numbered.values()];
+    const plan = {
+      keep,
+      current: current.metadata.name,
+      referenced: new Set<string>() as ReadonlySet<string> | undefined,
+    };
+    if (revisionsToDelete(candidates, plan).length === 0) return;
+    // Only now, with something to delete, is it worth listing the XRs that might still use it.
+    plan.referenced = await this.referencedRevisions(composition, signal);
+    for (const name of revisionsToDelete(candidates, plan)) {
+      await this.options.client.request('DELETE', this.path(name), { signal }).catch((err: unknown) => {
+        if (!isNotFound(err)) throw err;
+      });
+      this.options.logger.info({ controller: CONTROLLER_NAME, revision: name }, 'deleted unreferenced old revision');
+    }
+  }
+
+  /** Revision names the Composition's XR kind references; undefined when its XRs cannot be listed. */
+  private async referencedRevisions(composition: Composition, signal: AbortSignal): Promise<Set<string> | undefined> {
+    const type = (composition.spec as { compositeTypeRef?: { apiVersion?: string; kind?: string } } | undefined)
+      ?.compositeTypeRef;
+    if (!type?.apiVersion || !type.kind) return undefined;
+    try {
+      // Every namespace's XRs: the collection path without a namespace.
+      const { groupVersionPath, plural } = await this.discovery.resolve(type.apiVersion, type.kind);
+      const list = await this.options.client.request<{ items: { spec?: Record<string, unknown> }[] }>(
+        'GET',
+        `${groupVersionPath}/${plural}`,
+        { signal },
+      );
+      return new Set(list.items.map(referencedRevision).filter((n): n is string => n !== undefined));
+    } catch (err) {
+      if (err instanceof KindNotServedError) return undefined;
+      throw err;
+    }
   }
 
   /** Restores the controller reference (and name label) of a revision labelled for this Composition. */

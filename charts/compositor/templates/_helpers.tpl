@@ -113,6 +113,7 @@ passed (compositor uses the pod's ServiceAccount).
   (list "sync-interval" $v.syncInterval)
   (list "max-reconcile-rate" $v.maxReconcileRate)
   (list "max-concurrent-reconciles" $v.maxConcurrentReconciles)
+  (list "max-composition-revisions" $v.maxCompositionRevisions)
   (list "enable-realtime-compositions" $v.realtimeCompositions)
   (list "circuit-breaker-burst" $v.circuitBreaker.burst)
   (list "circuit-breaker-refill-rate" $v.circuitBreaker.refillRate)

@@ -76,6 +76,7 @@ describe('cli/program', () => {
       logLevel: 'info',
       installCrds: true,
       manageCompositeRbac: false,
+      maxCompositionRevisions: 10,
       enableNopProvider: false,
       gracefulShutdownTimeoutMs: 30_000,
     } satisfies Omit<StartConfig, 'kubeconfig'>);
@@ -150,6 +151,10 @@ describe('cli/program', () => {
     '--kubeconfig': { args: ['--kubeconfig=/tmp/kc'], want: { kubeconfig: '/tmp/kc' } },
     '--install-crds=false': { args: ['--install-crds=false'], want: { installCrds: false } },
     '--manage-composite-rbac': { args: ['--manage-composite-rbac'], want: { manageCompositeRbac: true } },
+    '--max-composition-revisions': {
+      args: ['--max-composition-revisions=3'],
+      want: { maxCompositionRevisions: 3 },
+    },
     '--enable-nop-provider': { args: ['--enable-nop-provider'], want: { enableNopProvider: true } },
     '--graceful-shutdown-timeout': {
       args: ['--graceful-shutdown-timeout=5s'],
