@@ -5,6 +5,7 @@ import { objectKey, resourceVersionOf, type WatchEvent } from './events.js';
 import type { ListerWatcher, RawEventType } from './listerWatcher.js';
 import { ObjectStore } from './store.js';
 import { backoffDelay, realTimers, type Backoff, type InformerTimers } from './timers.js';
+import { trimForCache } from './trim.js';
 
 export interface InformerOptions<T extends KubeObject> {
   /** "apiVersion/kind", for logs. */
@@ -138,7 +139,8 @@ export class Informer<T extends KubeObject = KubeObject> {
     if (this.isStopped()) return;
     this.relists++;
     const seen = new Set<string>();
-    for (const object of items) {
+    for (const listed of items) {
+      const object = trimForCache(listed);
       const key = objectKey(object);
       seen.add(key);
       const old = this.store.set(object);
@@ -195,7 +197,7 @@ export class Informer<T extends KubeObject = KubeObject> {
   /** Applies one raw watch event to the cache; returns how the watch ends when the event is an error. */
   private apply(type: RawEventType, raw: unknown): WatchEnd | undefined {
     if (type === 'ERROR') return classify(raw);
-    const object = raw as T;
+    const object = trimForCache(raw as T);
     const rv = resourceVersionOf(object);
     if (rv !== undefined) this.resourceVersion = rv;
     if (type === 'BOOKMARK') return undefined;

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import pino from 'pino';
 import { Informer, logSubscriberErrors, type InformerTimers, type WatchEvent } from '../../../src/watch/index.js';
+import type { KubeObject } from '../../../src/kube/index.js';
 import { configMap, FakeListerWatcher, settle } from './fakeListerWatcher.js';
 
 /** Timers that never wait: sleeps resolve at once and are recorded; resync fires when the test says so. */
@@ -70,6 +71,31 @@ describe('watch/Informer supervision', () => {
     await settle();
     expect(lw.current.resourceVersion).to.equal('10');
     expect(lw.lists).to.equal(1);
+    await informer.stop();
+  });
+
+  it('caches and emits objects without metadata.managedFields, listed or watched, keeping everything else', async () => {
+    const { lw, informer, events } = setup();
+    const managed = (name: string, rv: string): KubeObject => {
+      const object = configMap(name, rv, { v: '1' });
+      object.metadata.managedFields = [{ manager: 'kubectl', operation: 'Apply' }];
+      object.metadata.annotations = { 'kubectl.kubernetes.io/last-applied-configuration': '{}' };
+      return object;
+    };
+    lw.listResult = { items: [managed('listed', '5')], resourceVersion: '7' };
+    informer.start();
+    await informer.waitForSync();
+    await settle();
+    lw.current.callbacks.onEvent('ADDED', managed('watched', '8'));
+    for (const name of ['listed', 'watched']) {
+      const cached = informer.store.get(`ns/${name}`);
+      expect(cached?.metadata.managedFields, name).to.equal(undefined);
+      expect(cached?.metadata.annotations, name).to.deep.equal({
+        'kubectl.kubernetes.io/last-applied-configuration': '{}',
+      });
+      expect(cached?.data, name).to.deep.equal({ v: '1' });
+    }
+    expect(events.every((e) => e.object.metadata.managedFields === undefined)).to.equal(true);
     await informer.stop();
   });
 

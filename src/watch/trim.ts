@@ -1,0 +1,11 @@
+// What the cache keeps of an object. metadata.managedFields is often the largest part of a stored object and no
+// reconciler reads it, so it is dropped before caching (kro#724: memory that grows with the cluster). Dropping it is
+// also safe for a PUT built from a cached object: the API server keeps the stored managedFields when a request
+// omits them. The last-applied-configuration annotation is kept, since a PUT without it would delete it.
+
+export function trimForCache<T>(object: T): T {
+  const metadata = (object as { metadata?: { managedFields?: unknown } }).metadata;
+  if (metadata?.managedFields === undefined) return object;
+  const { managedFields: _dropped, ...rest } = metadata;
+  return { ...object, metadata: rest };
+}
