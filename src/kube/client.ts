@@ -28,11 +28,24 @@ export type ResponseObserver = (method: Verb, code: string) => void;
  * for arbitrary composed kinds; this client reuses only client-node's authentication and TLS set-up.
  */
 export class KubeClient {
+  /**
+   * The TLS connection pool of every request. client-node hands out a new undici Agent per request, which costs a
+   * TCP connection and TLS handshake each time and holds memory until it is collected (measured at 1,000 XRs: 65 s
+   * to Ready and 706 MiB idle with an agent per request, 31 s and 340 MiB with one). Headers, and so refreshed
+   * tokens, are still applied per request; only the connection settings are fixed at the first request.
+   */
+  private dispatcher: ReturnType<RequestContext['getDispatcher']>;
+
   constructor(
     readonly kubeConfig: KubeConfig,
     private readonly observe: ResponseObserver = () => undefined,
     private readonly limiter?: RequestLimiter,
   ) {}
+
+  private pooled(context: RequestContext): ReturnType<RequestContext['getDispatcher']> {
+    this.dispatcher ??= context.getDispatcher();
+    return this.dispatcher;
+  }
 
   get server(): string {
     const cluster = this.kubeConfig.getCurrentCluster();
@@ -57,7 +70,7 @@ export class KubeClient {
         method,
         headers,
         body: options.body === undefined ? undefined : JSON.stringify(options.body),
-        dispatcher: context.getDispatcher(),
+        dispatcher: this.pooled(context),
         signal: options.signal,
       });
     } catch (err) {

@@ -1,0 +1,253 @@
+// The API the scale and fault benchmarks compose: a namespaced v2 XRD whose Composition composes M ConfigMaps with
+// the built-in function-patch-and-transform (readinessChecks None, as the upstream figures were measured) followed
+// by function-auto-ready; or, for the function fault, the probe function (a separate gRPC process) composing them.
+import { COMPOSITE_LABEL } from '../../src/composite/index.js';
+import { ENDPOINT_ANNOTATION } from '../../src/functions/index.js';
+import { CONTENT_TYPE, type KubeClient, type KubeObject } from '../../src/kube/index.js';
+import { apply, AUTO_READY_FUNCTION, ensureNamespace, functions, PT_FUNCTION } from '../../test/integration/engine.js';
+import { until } from './util.js';
+
+export const GROUP = 'bench.compositor.crossplane.io';
+export const PROBE_FUNCTION_NAME = 'function-probe';
+const RESOURCE_NAME_ANNOTATION = 'crossplane.io/composition-resource-name';
+
+export interface ScaleApi {
+  kind: string;
+  plural: string;
+  apiVersion: string;
+  /** compositor's controller label for this XR kind. */
+  controller: string;
+  composed: number;
+  /** Composed by the probe function over gRPC rather than by the built-in P&T. */
+  viaProbe: boolean;
+}
+
+export function scaleApi(kind: string, composed: number, viaProbe = false): ScaleApi {
+  const plural = `${kind.toLowerCase()}s`;
+  return {
+    kind,
+    plural,
+    apiVersion: `${GROUP}/v1`,
+    controller: `composite/${plural}.${GROUP}`,
+    composed,
+    viaProbe,
+  };
+}
+
+/** The composition resource names of an API's composed ConfigMaps: cm-0 .. cm-(M-1). */
+export function resourceNames(api: ScaleApi): string[] {
+  return Array.from({ length: api.composed }, (_, i) => `cm-${i}`);
+}
+
+export interface ScaleXr extends KubeObject {
+  metadata: KubeObject['metadata'] & { uid?: string; generation?: number; resourceVersion?: string };
+  spec?: { value?: string };
+  status?: {
+    probe?: string;
+    conditions?: { type: string; status: string; observedGeneration?: number }[];
+  };
+}
+
+export interface ComposedConfigMap extends KubeObject {
+  metadata: KubeObject['metadata'] & {
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    ownerReferences?: { uid: string; controller?: boolean }[];
+  };
+  data?: Record<string, string>;
+}
+
+function definition(api: ScaleApi): KubeObject {
+  const string = { type: 'string' };
+  return {
+    apiVersion: 'apiextensions.crossplane.io/v2',
+    kind: 'CompositeResourceDefinition',
+    metadata: { name: `${api.plural}.${GROUP}` },
+    spec: {
+      group: GROUP,
+      names: { kind: api.kind, plural: api.plural },
+      scope: 'Namespaced',
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          referenceable: true,
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: {
+                spec: { type: 'object', properties: { value: string } },
+                status: { type: 'object', properties: { probe: string, calls: { type: 'integer' } } },
+              },
+            },
+          },
+        },
+      ],
+    },
+  };
+}
+
+/** cm-i: data.value follows spec.value; cm-0's data.probe (nobody composes it) is copied to status.probe. */
+function ptResource(index: number): Record<string, unknown> {
+  const patches: Record<string, unknown>[] = [
+    { type: 'FromCompositeFieldPath', fromFieldPath: 'spec.value', toFieldPath: 'data.value' },
+  ];
+  if (index === 0)
+    patches.push({ type: 'ToCompositeFieldPath', fromFieldPath: 'data.probe', toFieldPath: 'status.probe' });
+  return {
+    name: `cm-${index}`,
+    base: { apiVersion: 'v1', kind: 'ConfigMap', data: { index: String(index) } },
+    patches,
+    readinessChecks: [{ type: 'None' }],
+  };
+}
+
+function firstStep(api: ScaleApi): Record<string, unknown> {
+  if (api.viaProbe) {
+    return {
+      step: 'probe',
+      functionRef: { name: PROBE_FUNCTION_NAME },
+      input: { apiVersion: 'probe.fn.compositor.io/v1', kind: 'Input', resources: resourceNames(api) },
+    };
+  }
+  return {
+    step: 'patch-and-transform',
+    functionRef: { name: PT_FUNCTION },
+    input: {
+      apiVersion: 'pt.fn.crossplane.io/v1beta1',
+      kind: 'Resources',
+      resources: Array.from({ length: api.composed }, (_, i) => ptResource(i)),
+    },
+  };
+}
+
+function composition(api: ScaleApi): KubeObject {
+  return {
+    apiVersion: 'apiextensions.crossplane.io/v1',
+    kind: 'Composition',
+    metadata: { name: api.plural },
+    spec: {
+      compositeTypeRef: { apiVersion: api.apiVersion, kind: api.kind },
+      mode: 'Pipeline',
+      pipeline: [firstStep(api), { step: 'ready', functionRef: { name: AUTO_READY_FUNCTION } }],
+    },
+  };
+}
+
+/** The probe function (test/functions/probe-function.ts) reached at `endpoint` over plaintext gRPC. */
+export function probeFunction(endpoint: string): KubeObject {
+  return {
+    apiVersion: 'pkg.crossplane.io/v1',
+    kind: 'Function',
+    metadata: { name: PROBE_FUNCTION_NAME, annotations: { [ENDPOINT_ANNOTATION]: endpoint } },
+    spec: { package: 'xpkg.example.org/bench/function-probe:v0.1.0' },
+  };
+}
+
+/** Installs the Functions, the XRD and the Composition, and waits until the XRD is Established. */
+export async function installApi(client: KubeClient, api: ScaleApi, namespace: string): Promise<void> {
+  await ensureNamespace(client, namespace);
+  for (const fn of functions()) await apply(client, fn);
+  await apply(client, definition(api));
+  await apply(client, composition(api));
+  await until(
+    `XRD ${api.plural}.${GROUP} Established`,
+    async () => {
+      const xrd = await client.request<ScaleXr>(
+        'GET',
+        `/apis/apiextensions.crossplane.io/v1/compositeresourcedefinitions/${api.plural}.${GROUP}`,
+      );
+      return xrd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ? true : undefined;
+    },
+    { timeoutMs: 120_000, intervalMs: 200 },
+  );
+}
+
+export function xrPath(api: ScaleApi, namespace: string, name?: string): string {
+  const base = `/apis/${api.apiVersion}/namespaces/${namespace}/${api.plural}`;
+  return name === undefined ? base : `${base}/${name}`;
+}
+
+/** Runs `work` over `items` with at most `concurrency` in flight. */
+export async function forEachBounded<T>(
+  items: readonly T[],
+  concurrency: number,
+  work: (item: T, index: number) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      await work(items[index] as T, index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+}
+
+/** Creates one XR per name with spec.value `value`, `concurrency` clients in parallel. */
+export async function createXrs(
+  client: KubeClient,
+  target: { api: ScaleApi; namespace: string },
+  names: readonly string[],
+  options: { value: string; concurrency?: number },
+): Promise<void> {
+  const { api, namespace } = target;
+  await forEachBounded(names, options.concurrency ?? 16, async (name) => {
+    await client.request('POST', xrPath(api, namespace), {
+      body: {
+        apiVersion: api.apiVersion,
+        kind: api.kind,
+        metadata: { name, namespace },
+        spec: { value: options.value },
+      },
+    });
+  });
+}
+
+/** Sets spec.value of the named XRs (merge patch). */
+export async function patchXrs(
+  client: KubeClient,
+  target: { api: ScaleApi; namespace: string },
+  names: readonly string[],
+  value: string,
+): Promise<void> {
+  await forEachBounded(names, 16, async (name) => {
+    await client.request('PATCH', xrPath(target.api, target.namespace, name), {
+      body: { spec: { value } },
+      contentType: CONTENT_TYPE.mergePatch,
+    });
+  });
+}
+
+/** Every item of a collection, read in pages of 500 so a list of 10,000 XRs stays cheap for the API server. */
+export async function listAll<T>(client: KubeClient, path: string, query: Record<string, string> = {}): Promise<T[]> {
+  const items: T[] = [];
+  let cont: string | undefined;
+  do {
+    const page = await client.request<{ items: T[]; metadata: { continue?: string } }>('GET', path, {
+      query: { ...query, limit: 500, continue: cont },
+    });
+    items.push(...page.items);
+    cont = page.metadata.continue === '' ? undefined : page.metadata.continue;
+  } while (cont !== undefined);
+  return items;
+}
+
+export function isReady(xr: ScaleXr): boolean {
+  return xr.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+}
+
+/** Every composed ConfigMap in the namespace (compositor and Crossplane label them with their XR). */
+export function listComposed(client: KubeClient, namespace: string): Promise<ComposedConfigMap[]> {
+  return listAll<ComposedConfigMap>(client, `/api/v1/namespaces/${namespace}/configmaps`, {
+    labelSelector: COMPOSITE_LABEL,
+  });
+}
+
+export function controllerUid(cm: ComposedConfigMap): string | undefined {
+  return cm.metadata.ownerReferences?.find((o) => o.controller === true)?.uid;
+}
+
+export function resourceNameOf(cm: ComposedConfigMap): string | undefined {
+  return cm.metadata.annotations?.[RESOURCE_NAME_ANNOTATION];
+}

@@ -1,0 +1,166 @@
+// The controller under test as a separate process: compositor started from source exactly as
+// test/integration/compositorProcess.ts does (with a metrics port and a probe port), or any other controller
+// started by a shell command (`--controller-cmd`), whose figures that need compositor's metrics are then null.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync, closeSync, mkdtempSync, openSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { packageRoot } from '../../src/apis/index.js';
+import { freePort } from '../../e2e/controlplane/ports.js';
+import { scrape, type Sample } from './metrics.js';
+import { sleep, until } from './util.js';
+
+export interface ControllerOptions {
+  kubeconfigPath: string;
+  /** A shell command that starts another controller instead of compositor (KUBECONFIG is set for it). */
+  command?: string;
+  /** compositor flags besides --kubeconfig and the two bind addresses, e.g. --max-reconcile-rate=100. */
+  args?: readonly string[];
+  /** Modules node preloads into compositor (--import), for experiments (bench/harness/reuse-connections.ts). */
+  preload?: readonly string[];
+  /** Where stdout and stderr go (appended). */
+  logFile?: string;
+}
+
+const READY_TIMEOUT_MS = 60_000;
+
+/** Every controller group this process started, killed when it exits so a failed run leaves none behind. */
+const running = new Set<number>();
+process.on('exit', () => {
+  for (const pid of running) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+});
+
+function track(child: ChildProcess): void {
+  const pid = child.pid;
+  if (pid === undefined) return;
+  running.add(pid);
+  child.once('exit', () => running.delete(pid));
+}
+const STOP_TIMEOUT_MS = 45_000;
+
+/** One running controller process; start() again after kill()/stop() for a restart. */
+export class ControllerProcess {
+  private child: ChildProcess | undefined;
+  private metricsAddress: string | undefined;
+  private readonly logFile: string;
+
+  constructor(private readonly options: ControllerOptions) {
+    this.logFile = options.logFile ?? join(mkdtempSync(join(tmpdir(), 'compositor-bench-')), 'controller.log');
+  }
+
+  /** True for compositor, whose metrics the benchmarks read; false for a --controller-cmd. */
+  get isCompositor(): boolean {
+    return this.options.command === undefined;
+  }
+
+  get pid(): number | undefined {
+    return this.child?.exitCode === null && this.child.signalCode === null ? this.child.pid : undefined;
+  }
+
+  get log(): string {
+    return this.logFile;
+  }
+
+  /** Starts the process; for compositor resolves once /readyz answers 200. */
+  async start(): Promise<void> {
+    if (this.pid !== undefined) throw new Error('the controller is already running');
+    const fd = openSync(this.logFile, 'a');
+    try {
+      if (this.options.command !== undefined) {
+        writeSync(fd, `--- ${this.options.command}\n`);
+        this.child = spawn('sh', ['-c', this.options.command], {
+          detached: true,
+          stdio: ['ignore', fd, fd],
+          env: { ...process.env, KUBECONFIG: this.options.kubeconfigPath },
+        });
+        track(this.child);
+        return;
+      }
+      await this.startCompositor(fd);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  private async startCompositor(fd: number): Promise<void> {
+    this.metricsAddress = `127.0.0.1:${await freePort()}`;
+    const probes = `127.0.0.1:${await freePort()}`;
+    const args = [
+      'start',
+      `--kubeconfig=${this.options.kubeconfigPath}`,
+      `--metrics-bind-address=${this.metricsAddress}`,
+      `--health-probe-bind-address=${probes}`,
+      ...(this.options.args ?? []),
+    ];
+    writeSync(fd, `--- compositor ${args.join(' ')}\n`);
+    const preload = (this.options.preload ?? []).flatMap((module) => ['--import', module]);
+    const main = join(packageRoot(), 'src', 'cli', 'main.ts');
+    const child = spawn(process.execPath, ['--import', 'tsx', ...preload, main, ...args], {
+      cwd: packageRoot(),
+      detached: true,
+      env: { ...process.env, KUBECONFIG: '', HOME: mkdtempSync(join(tmpdir(), 'compositor-home-')) },
+      stdio: ['ignore', fd, fd],
+    });
+    this.child = child;
+    track(child);
+    this.recordExit(child);
+    await until(
+      `compositor /readyz (log: ${this.logFile})`,
+      async () => {
+        if (child.exitCode !== null) throw new Error(`compositor exited with code ${child.exitCode}`);
+        const response = await fetch(`http://${probes}/readyz`, { signal: AbortSignal.timeout(2_000) });
+        return response.ok ? true : undefined;
+      },
+      { timeoutMs: READY_TIMEOUT_MS, intervalMs: 100 },
+    );
+  }
+
+  /** Appends how the process ended to its log, so a controller that dies during a benchmark says how. */
+  private recordExit(child: ChildProcess): void {
+    child.once('exit', (code, signal) => {
+      try {
+        appendFileSync(this.logFile, `--- exited: code ${code ?? 'none'}, signal ${signal ?? 'none'}\n`);
+      } catch {
+        // The log's directory is gone.
+      }
+    });
+  }
+
+  /** compositor's metrics now; undefined for another controller. */
+  async metrics(): Promise<Sample[] | undefined> {
+    if (!this.isCompositor || this.metricsAddress === undefined) return undefined;
+    return scrape(`http://${this.metricsAddress}/metrics`);
+  }
+
+  /** SIGKILL to the whole process group, as a crash or an OOM kill would end it. */
+  kill(): Promise<void> {
+    return this.signal('SIGKILL');
+  }
+
+  /** SIGTERM (a graceful shutdown), SIGKILL if it outlives its shutdown deadline. */
+  async stop(): Promise<void> {
+    const timer = setTimeout(() => void this.signal('SIGKILL'), STOP_TIMEOUT_MS);
+    await this.signal('SIGTERM');
+    clearTimeout(timer);
+  }
+
+  private async signal(signal: NodeJS.Signals): Promise<void> {
+    const child = this.child;
+    if (child?.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    try {
+      process.kill(-child.pid, signal);
+    } catch {
+      child.kill(signal);
+    }
+    await exited;
+    // Let the OS release the ports before a restart binds new ones.
+    await sleep(50);
+  }
+}

@@ -1,0 +1,406 @@
+// Scale: N XRs each composing M ConfigMaps through the built-in patch-and-transform, on the local control plane,
+// against compositor started as a separate process (or any controller, with --controller-cmd). Prints one JSON
+// object: time until all XRs are Ready, reconciles/s and API requests by verb while converging, realtime latency
+// (a composed ConfigMap changed by another field manager -> its XR's status shows it), API writes per minute at
+// rest, peak and idle RSS, and a restart (reconciles in its first window, time until a changed XR is reconciled).
+// Usage: npm run bench:scale -- [--xrs 1000] [--composed 3] [--max-reconcile-rate 100] [--realtime=false]
+//        [--controller-cmd "<command>"] [--idle 2m] [--restart-window 60s] [--latency-samples 100]
+//        [--experiment reuse-connections]
+import { parseArgs } from 'node:util';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseDuration } from '../src/apis/index.js';
+import type { KubeClient } from '../src/kube/index.js';
+import { CONTENT_TYPE } from '../src/kube/index.js';
+import {
+  controllerUid,
+  createXrs,
+  installApi,
+  isReady,
+  listAll,
+  listComposed,
+  patchXrs,
+  resourceNameOf,
+  scaleApi,
+  xrPath,
+  type ComposedConfigMap,
+  type ScaleApi,
+  type ScaleXr,
+} from './harness/api.js';
+import { audit, type Audit } from './harness/audit.js';
+import { benchClient } from './harness/client.js';
+import { ControllerProcess } from './harness/controller.js';
+import { byLabel, delta, sum, writes, type Sample } from './harness/metrics.js';
+import { startPlane } from './harness/plane.js';
+import { MIB, percentile, round, RssSampler, sleep, treeRss, until } from './harness/util.js';
+
+export interface ScaleOptions {
+  xrs: number;
+  composed: number;
+  maxReconcileRate: number;
+  realtime: boolean;
+  controllerCmd?: string;
+  idleMs: number;
+  restartWindowMs: number;
+  latencySamples: number;
+  /** Give up waiting for Ready after this long. */
+  readyTimeoutMs: number;
+  /** Preloaded experiments (file names in bench/harness without .ts), e.g. reuse-connections. */
+  experiments?: readonly string[];
+}
+
+export interface LatencyFigures {
+  samples: number;
+  timedOut: number;
+  p50Ms: number | null;
+  p95Ms: number | null;
+  p99Ms: number | null;
+  maxMs: number | null;
+}
+
+export interface ScaleResult {
+  benchmark: 'scale';
+  controller: string;
+  xrs: number;
+  composed: number;
+  maxReconcileRate: number;
+  realtime: boolean;
+  experiments: readonly string[];
+  createSeconds: number;
+  allReadySeconds: number | null;
+  audit: Audit;
+  reconciles: number | null;
+  reconcilesPerSecond: number | null;
+  apiRequestsByVerb: Record<string, number> | null;
+  apiWritesPerXr: number | null;
+  latency: LatencyFigures;
+  idleSeconds: number;
+  idleApiWritesPerMinute: number | null;
+  idleReconcilesPerMinute: number | null;
+  peakRssMiB: number;
+  idleRssMiB: number;
+  /** compositor's own view at rest (prom-client process metrics): V8 heap used and external memory. */
+  idleHeapUsedMiB: number | null;
+  idleExternalMiB: number | null;
+  restart: RestartFigures;
+  targets: Record<string, boolean | null>;
+  node: string;
+}
+
+export interface RestartFigures {
+  windowSeconds: number;
+  readySeconds: number;
+  reconcilesInWindow: number | null;
+  reconciledRatio: number | null;
+  changedReconciledMs: number | null;
+}
+
+const NAMESPACE = 'bench-scale';
+const CM0 = 'cm-0';
+
+export function scaleDefaults(): ScaleOptions {
+  return {
+    xrs: 1000,
+    composed: 3,
+    maxReconcileRate: 100,
+    realtime: true,
+    idleMs: 120_000,
+    restartWindowMs: 60_000,
+    latencySamples: 100,
+    readyTimeoutMs: 15 * 60_000,
+  };
+}
+
+function names(count: number): string[] {
+  return Array.from({ length: count }, (_, i) => `xr-${i}`);
+}
+
+function controllerArgs(options: ScaleOptions): string[] {
+  return [
+    `--max-reconcile-rate=${options.maxReconcileRate}`,
+    `--enable-realtime-compositions=${options.realtime}`,
+    '--log-level=warn',
+  ];
+}
+
+/** Lists the XRs until every one is Ready; the list interval grows with N so watching costs the server little. */
+async function waitAllReady(client: KubeClient, api: ScaleApi, options: ScaleOptions): Promise<boolean> {
+  const intervalMs = Math.max(250, Math.min(2_000, options.xrs / 5));
+  const deadline = Date.now() + options.readyTimeoutMs;
+  while (Date.now() < deadline) {
+    const xrs = await listAll<ScaleXr>(client, xrPath(api, NAMESPACE));
+    if (xrs.length === options.xrs && xrs.every(isReady)) return true;
+    await sleep(intervalMs);
+  }
+  return false;
+}
+
+interface Converge {
+  createSeconds: number;
+  allReadySeconds: number | null;
+  before: Sample[] | undefined;
+  after: Sample[] | undefined;
+}
+
+async function converge(client: KubeClient, controller: ControllerProcess, options: ScaleOptions): Promise<Converge> {
+  const api = scaleApi('XScale', options.composed);
+  const before = await controller.metrics();
+  const started = Date.now();
+  await createXrs(client, { api, namespace: NAMESPACE }, names(options.xrs), { value: 'v1' });
+  const createSeconds = (Date.now() - started) / 1000;
+  const ready = await waitAllReady(client, api, options);
+  const allReadySeconds = ready ? (Date.now() - started) / 1000 : null;
+  return { createSeconds, allReadySeconds, before, after: await controller.metrics() };
+}
+
+/** The cm-0 ConfigMap of each XR, by XR uid. */
+function firstComposed(composed: readonly ComposedConfigMap[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const cm of composed) {
+    const uid = controllerUid(cm);
+    if (uid !== undefined && resourceNameOf(cm) === CM0) out.set(uid, cm.metadata.name);
+  }
+  return out;
+}
+
+/** Changes cm-0's data.probe as another field manager, then reads the XR until status.probe shows it. */
+async function oneLatency(
+  client: KubeClient,
+  target: { xr: string; configMap: string; token: string },
+  timeoutMs: number,
+): Promise<number | undefined> {
+  const started = performance.now();
+  await client.request('PATCH', `/api/v1/namespaces/${NAMESPACE}/configmaps/${target.configMap}`, {
+    body: { data: { probe: target.token } },
+    contentType: CONTENT_TYPE.mergePatch,
+    query: { fieldManager: 'bench-latency' },
+  });
+  const api = scaleApi('XScale', 0);
+  const deadline = started + timeoutMs;
+  while (performance.now() < deadline) {
+    const xr = await client.request<ScaleXr>('GET', xrPath(api, NAMESPACE, target.xr));
+    if (xr.status?.probe === target.token) return performance.now() - started;
+    await sleep(5);
+  }
+  return undefined;
+}
+
+async function measureLatency(client: KubeClient, options: ScaleOptions): Promise<LatencyFigures> {
+  const api = scaleApi('XScale', options.composed);
+  const xrs = await listAll<ScaleXr>(client, xrPath(api, NAMESPACE));
+  const cm0 = firstComposed(await listComposed(client, NAMESPACE));
+  const count = Math.min(options.latencySamples, xrs.length);
+  const step = xrs.length / Math.max(1, count);
+  const targets = Array.from({ length: count }, (_, i) => xrs[Math.floor(i * step)]).flatMap((xr, i) => {
+    const configMap = cm0.get(xr?.metadata.uid ?? '');
+    return xr && configMap ? [{ xr: xr.metadata.name, configMap, token: `t${i}-${Date.now()}` }] : [];
+  });
+  const samples: (number | undefined)[] = [];
+  if (options.realtime) {
+    // One at a time, so each figure is the latency of an otherwise idle controller.
+    for (const target of targets) samples.push(await oneLatency(client, target, 30_000));
+  } else {
+    // Polling takes up to a poll interval per change: change them all at once, each timed on its own.
+    samples.push(...(await Promise.all(targets.map((t) => oneLatency(client, t, 180_000)))));
+  }
+  const ok = samples.filter((s): s is number => s !== undefined).map((s) => round(s, 1));
+  return {
+    samples: ok.length,
+    timedOut: samples.length - ok.length,
+    p50Ms: percentile(ok, 50),
+    p95Ms: percentile(ok, 95),
+    p99Ms: percentile(ok, 99),
+    maxMs: ok.length === 0 ? null : Math.max(...ok),
+  };
+}
+
+interface Idle {
+  writesPerMinute: number | null;
+  reconcilesPerMinute: number | null;
+  rssBytes: number;
+  heapUsedMiB: number | null;
+  externalMiB: number | null;
+}
+
+async function measureIdle(controller: ControllerProcess, options: ScaleOptions, api: ScaleApi): Promise<Idle> {
+  // Let the last latency sample's status write and its echo pass.
+  await sleep(2_000);
+  const before = await controller.metrics();
+  await sleep(options.idleMs);
+  const after = await controller.metrics();
+  const minutes = options.idleMs / 60_000;
+  const rssBytes = treeRss(controller.pid ?? 0);
+  if (!before || !after) {
+    return { writesPerMinute: null, reconcilesPerMinute: null, rssBytes, heapUsedMiB: null, externalMiB: null };
+  }
+  const reconciles = reconcileCount(after, api) - reconcileCount(before, api);
+  return {
+    writesPerMinute: round((writes(after) - writes(before)) / minutes, 1),
+    reconcilesPerMinute: round(reconciles / minutes, 1),
+    rssBytes,
+    heapUsedMiB: round(sum(after, 'nodejs_heap_size_used_bytes') / MIB, 1),
+    externalMiB: round(sum(after, 'nodejs_external_memory_bytes') / MIB, 1),
+  };
+}
+
+function reconcileCount(samples: readonly Sample[], api: ScaleApi): number {
+  return sum(samples, 'controller_runtime_reconcile_total', { controller: api.controller });
+}
+
+/** Whether every composed ConfigMap of one XR shows `value`. */
+async function composedShow(client: KubeClient, xr: string, value: string, composed: number): Promise<boolean> {
+  const list = await client.request<{ items: ComposedConfigMap[] }>(
+    'GET',
+    `/api/v1/namespaces/${NAMESPACE}/configmaps`,
+    { query: { labelSelector: `crossplane.io/composite=${xr}` } },
+  );
+  return list.items.length === composed && list.items.every((cm) => cm.data?.value === value);
+}
+
+/** Stops the controller, changes one XR while it is down, starts it and watches its first window. */
+async function measureRestart(
+  client: KubeClient,
+  controller: ControllerProcess,
+  options: ScaleOptions,
+  api: ScaleApi,
+): Promise<RestartFigures> {
+  const changed = `xr-${Math.floor(options.xrs / 2)}`;
+  await controller.stop();
+  await patchXrs(client, { api, namespace: NAMESPACE }, [changed], 'changed-while-down');
+  const started = Date.now();
+  await controller.start();
+  const readyAt = Date.now();
+  const changedMs = await until(
+    `${changed} reconciled after the restart`,
+    async () =>
+      (await composedShow(client, changed, 'changed-while-down', options.composed)) ? Date.now() : undefined,
+    { timeoutMs: options.restartWindowMs, intervalMs: 20 },
+  ).then(
+    (at) => at - readyAt,
+    () => null,
+  );
+  await sleep(Math.max(0, readyAt + options.restartWindowMs - Date.now()));
+  const samples = await controller.metrics();
+  const reconciles = samples ? reconcileCount(samples, api) : null;
+  return {
+    windowSeconds: options.restartWindowMs / 1000,
+    readySeconds: (readyAt - started) / 1000,
+    reconcilesInWindow: reconciles,
+    reconciledRatio: reconciles === null ? null : round(reconciles / options.xrs, 4),
+    changedReconciledMs: changedMs,
+  };
+}
+
+function verbs(run: Converge): Record<string, number> | null {
+  if (!run.before || !run.after) return null;
+  return delta(
+    byLabel(run.after, 'rest_client_requests_total', 'method'),
+    byLabel(run.before, 'rest_client_requests_total', 'method'),
+  );
+}
+
+function targetsOf(result: Omit<ScaleResult, 'targets' | 'node'>): Record<string, boolean | null> {
+  const below = (value: number | null, limit: number): boolean | null => (value === null ? null : value < limit);
+  return {
+    allReadyWithin30s: result.allReadySeconds === null ? false : result.allReadySeconds <= 30,
+    latencyP99Below100ms: result.latency.timedOut > 0 ? false : below(result.latency.p99Ms, 100),
+    zeroIdleWrites: result.idleApiWritesPerMinute === null ? null : result.idleApiWritesPerMinute === 0,
+    idleRssBelow512MiB: result.idleRssMiB < 512,
+    restartBelow5Percent: below(result.restart.reconciledRatio, 0.05),
+    changedReconciledWithin2s:
+      result.restart.changedReconciledMs === null ? false : result.restart.changedReconciledMs <= 2000,
+  };
+}
+
+export async function runScale(options: ScaleOptions): Promise<ScaleResult> {
+  const plane = await startPlane();
+  const controller = new ControllerProcess({
+    kubeconfigPath: plane.kubeconfigPath,
+    command: options.controllerCmd,
+    args: controllerArgs(options),
+    preload: (options.experiments ?? []).map((name) => fileURLToPath(new URL(`./harness/${name}.ts`, import.meta.url))),
+  });
+  try {
+    const client = benchClient(plane.kubeConfig);
+    const api = scaleApi('XScale', options.composed);
+    await controller.start();
+    await installApi(client, api, NAMESPACE);
+    const rss = new RssSampler(() => controller.pid).start();
+    const run = await converge(client, controller, options);
+    const settled = await audit(client, api, NAMESPACE);
+    const reconciles =
+      run.before && run.after ? reconcileCount(run.after, api) - reconcileCount(run.before, api) : null;
+    const requests = verbs(run);
+    const latency = await measureLatency(client, options);
+    const idle = await measureIdle(controller, options, api);
+    rss.stop();
+    const restart = await measureRestart(client, controller, options, api);
+    const result = {
+      benchmark: 'scale' as const,
+      controller: options.controllerCmd ?? 'compositor',
+      xrs: options.xrs,
+      composed: options.composed,
+      maxReconcileRate: options.maxReconcileRate,
+      realtime: options.realtime,
+      experiments: options.experiments ?? [],
+      createSeconds: round(run.createSeconds, 2),
+      allReadySeconds: run.allReadySeconds === null ? null : round(run.allReadySeconds, 2),
+      audit: settled,
+      reconciles,
+      reconcilesPerSecond:
+        reconciles === null || run.allReadySeconds === null ? null : round(reconciles / run.allReadySeconds, 1),
+      apiRequestsByVerb: requests,
+      apiWritesPerXr: requests
+        ? round(['POST', 'PUT', 'PATCH', 'DELETE'].reduce((t, v) => t + (requests[v] ?? 0), 0) / options.xrs, 2)
+        : null,
+      latency,
+      idleSeconds: options.idleMs / 1000,
+      idleApiWritesPerMinute: idle.writesPerMinute,
+      idleReconcilesPerMinute: idle.reconcilesPerMinute,
+      peakRssMiB: round(rss.peak / MIB, 1),
+      idleRssMiB: round(idle.rssBytes / MIB, 1),
+      idleHeapUsedMiB: idle.heapUsedMiB,
+      idleExternalMiB: idle.externalMiB,
+      restart,
+    };
+    return { ...result, targets: targetsOf(result), node: process.version };
+  } finally {
+    await controller.stop();
+    await plane.stop();
+  }
+}
+
+function optionsFromArgs(argv: readonly string[]): ScaleOptions {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      xrs: { type: 'string' },
+      composed: { type: 'string' },
+      'max-reconcile-rate': { type: 'string' },
+      realtime: { type: 'string' },
+      'controller-cmd': { type: 'string' },
+      idle: { type: 'string' },
+      'restart-window': { type: 'string' },
+      'latency-samples': { type: 'string' },
+      experiment: { type: 'string', multiple: true },
+    },
+  });
+  const defaults = scaleDefaults();
+  return {
+    ...defaults,
+    xrs: Number(values.xrs ?? defaults.xrs),
+    composed: Number(values.composed ?? defaults.composed),
+    maxReconcileRate: Number(values['max-reconcile-rate'] ?? defaults.maxReconcileRate),
+    realtime: values.realtime !== 'false',
+    controllerCmd: values['controller-cmd'],
+    idleMs: values.idle === undefined ? defaults.idleMs : parseDuration(values.idle),
+    restartWindowMs:
+      values['restart-window'] === undefined ? defaults.restartWindowMs : parseDuration(values['restart-window']),
+    latencySamples: Number(values['latency-samples'] ?? defaults.latencySamples),
+    experiments: values.experiment ?? [],
+  };
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const result = await runScale(optionsFromArgs(process.argv.slice(2)));
+  process.stdout.write(JSON.stringify(result) + '\n');
+}
