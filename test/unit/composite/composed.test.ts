@@ -120,10 +120,10 @@ describe('restart spread', () => {
     },
   };
 
-  it('delays settled XRs into the second quarter of the poll interval onwards; everything else goes now', () => {
+  it('delays settled XRs into the second poll interval after the restart; everything else goes now', () => {
     expect(isSettled(settled)).to.equal(true);
-    expect(restartDelayMs(settled, 60_000, () => 0)).to.equal(15_000);
-    expect(restartDelayMs(settled, 60_000, () => 0.999)).to.be.closeTo(74_940, 1);
+    expect(restartDelayMs(settled, 60_000, () => 0)).to.equal(60_000);
+    expect(restartDelayMs(settled, 60_000, () => 0.999)).to.be.closeTo(119_940, 1);
     const changed = { ...settled, metadata: { ...settled.metadata, generation: 4 } };
     expect(restartDelayMs(changed, 60_000)).to.equal(undefined);
     const requested = {
