@@ -1,26 +1,10 @@
 // The probe function (test/functions/probe-function.ts) as a process the fault benchmark can crash with SIGKILL
 // and start again on the same port.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { connect } from 'node:net';
 import { freePort } from '../../e2e/controlplane/ports.js';
-import { PROBE_FUNCTION } from '../../test/functions/process.js';
-import { until } from './util.js';
-
-function canConnect(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => {
-      resolve(false);
-    });
-  });
-}
+import { PROBE_FUNCTION, startFunction, type FunctionProcess } from '../../test/functions/process.js';
 
 export class CrashableFunction {
-  private child: ChildProcess | undefined;
+  private process: FunctionProcess | undefined;
   private constructor(readonly port: number) {}
 
   get endpoint(): string {
@@ -35,28 +19,11 @@ export class CrashableFunction {
 
   /** Starts the function on its port and waits until it listens. */
   async restart(): Promise<void> {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', PROBE_FUNCTION, '--insecure', '--address', this.endpoint],
-      { stdio: ['ignore', 'ignore', 'inherit'] },
-    );
-    this.child = child;
-    await until(
-      `probe function on ${this.endpoint}`,
-      async () => {
-        if (child.exitCode !== null) throw new Error(`probe function exited with code ${child.exitCode}`);
-        return (await canConnect(this.port)) ? true : undefined;
-      },
-      { timeoutMs: 30_000, intervalMs: 50 },
-    );
+    this.process = await startFunction(PROBE_FUNCTION, this.port);
   }
 
   /** SIGKILL: the crash. */
   async kill(): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
+    await this.process?.stop('SIGKILL');
   }
 }

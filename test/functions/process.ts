@@ -7,7 +7,8 @@ import { freePort } from '../../e2e/controlplane/ports.js';
 export interface FunctionProcess {
   /** gRPC target, e.g. 127.0.0.1:40123. */
   endpoint: string;
-  stop(): Promise<void>;
+  /** Ends the process (SIGTERM by default; SIGKILL to crash it) and resolves once it has exited. */
+  stop(signal?: 'SIGTERM' | 'SIGKILL'): Promise<void>;
 }
 
 export const PROBE_FUNCTION = fileURLToPath(new URL('./probe-function.ts', import.meta.url));
@@ -57,7 +58,7 @@ export async function startFunction(
   }
   return {
     endpoint: `127.0.0.1:${port}`,
-    stop: () =>
+    stop: (signal = 'SIGTERM') =>
       new Promise((resolve) => {
         if (child.exitCode !== null) {
           resolve();
@@ -66,7 +67,7 @@ export async function startFunction(
         child.once('exit', () => {
           resolve();
         });
-        child.kill('SIGTERM');
+        child.kill(signal);
       }),
   };
 }
