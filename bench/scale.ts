@@ -5,7 +5,9 @@
 // rest, peak and idle RSS, and a restart (reconciles in its first window, time until a changed XR is reconciled).
 // Usage: npm run bench:scale -- [--xrs 1000] [--composed 3] [--max-reconcile-rate 100] [--realtime=false]
 //        [--controller-cmd "<command>"] [--idle 2m] [--restart-window 60s] [--latency-samples 100]
-//        [--experiment reuse-connections]
+//        [--experiment reuse-connections] [--no-cache-trim]
+// --no-cache-trim runs compositor with COMPOSITOR_CACHE_TRIM=false (src/watch/trim.ts): its caches keep
+// metadata.managedFields, for the with/without memory comparison of issue 15.
 import { parseArgs } from 'node:util';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseDuration } from '../src/apis/index.js';
@@ -46,6 +48,8 @@ export interface ScaleOptions {
   readyTimeoutMs: number;
   /** Preloaded experiments (file names in bench/harness without .ts), e.g. reuse-connections. */
   experiments?: readonly string[];
+  /** False runs compositor with COMPOSITOR_CACHE_TRIM=false: its caches keep metadata.managedFields. */
+  cacheTrim: boolean;
 }
 
 export interface LatencyFigures {
@@ -65,6 +69,8 @@ export interface ScaleResult {
   maxReconcileRate: number;
   realtime: boolean;
   experiments: readonly string[];
+  /** Whether compositor trimmed its cached objects (false with --no-cache-trim). */
+  cacheTrim: boolean;
   createSeconds: number;
   allReadySeconds: number | null;
   audit: Audit;
@@ -107,6 +113,7 @@ export function scaleDefaults(): ScaleOptions {
     restartWindowMs: 60_000,
     latencySamples: 100,
     readyTimeoutMs: 15 * 60_000,
+    cacheTrim: true,
   };
 }
 
@@ -317,6 +324,8 @@ export async function runScale(options: ScaleOptions): Promise<ScaleResult> {
     kubeconfigPath: plane.kubeconfigPath,
     command: options.controllerCmd,
     args: controllerArgs(options),
+    // Always set, so that a COMPOSITOR_CACHE_TRIM in the bench's own environment cannot contradict the reported mode.
+    env: { COMPOSITOR_CACHE_TRIM: String(options.cacheTrim) },
     preload: (options.experiments ?? []).map((name) => fileURLToPath(new URL(`./harness/${name}.ts`, import.meta.url))),
   });
   try {
@@ -342,6 +351,7 @@ export async function runScale(options: ScaleOptions): Promise<ScaleResult> {
       maxReconcileRate: options.maxReconcileRate,
       realtime: options.realtime,
       experiments: options.experiments ?? [],
+      cacheTrim: options.cacheTrim,
       createSeconds: round(run.createSeconds, 2),
       allReadySeconds: run.allReadySeconds === null ? null : round(run.allReadySeconds, 2),
       audit: settled,
@@ -382,6 +392,7 @@ function optionsFromArgs(argv: readonly string[]): ScaleOptions {
       'restart-window': { type: 'string' },
       'latency-samples': { type: 'string' },
       experiment: { type: 'string', multiple: true },
+      'no-cache-trim': { type: 'boolean' },
     },
   });
   const defaults = scaleDefaults();
@@ -397,6 +408,7 @@ function optionsFromArgs(argv: readonly string[]): ScaleOptions {
       values['restart-window'] === undefined ? defaults.restartWindowMs : parseDuration(values['restart-window']),
     latencySamples: Number(values['latency-samples'] ?? defaults.latencySamples),
     experiments: values.experiment ?? [],
+    cacheTrim: values['no-cache-trim'] !== true,
   };
 }
 

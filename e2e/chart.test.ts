@@ -277,13 +277,16 @@ describe('charts/compositor', function () {
       expect(volumes.find((v) => v.name === 'function-tls')?.secret?.secretName).to.equal('crossplane-tls-client');
     });
 
-    it('grants the listed composed kinds and the nop provider kind, and no RBAC-manager verbs', () => {
+    it('grants the listed composed kinds and the nop provider kinds, and no RBAC-manager verbs', () => {
       const composed = only(manifests, 'ClusterRole', 'platform-compositor:composed');
       expect(composed.metadata.labels?.[AGGREGATE_TO_COMPOSITOR]).to.equal('true');
       expect((composed.rules ?? []).map((rule) => [rule.apiGroups, rule.resources])).to.deep.equal([
         [['apps'], ['deployments']],
         [[''], ['configmaps', 'services']],
-        [['nop.compositor.crossplane.io'], ['nopresources', 'nopresources/status', 'nopresources/finalizers']],
+        [
+          ['nop.compositor.crossplane.io', 'nop.crossplane.io'],
+          ['nopresources', 'nopresources/status', 'nopresources/finalizers'],
+        ],
       ]);
       const system = only(manifests, 'ClusterRole', 'platform-compositor:system');
       expect((system.rules ?? []).flatMap((rule) => rule.apiGroups)).to.not.include('rbac.authorization.k8s.io');

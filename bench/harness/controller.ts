@@ -20,6 +20,8 @@ export interface ControllerOptions {
   preload?: readonly string[];
   /** Where stdout and stderr go (appended). */
   logFile?: string;
+  /** Environment variables for compositor besides the inherited ones, e.g. COMPOSITOR_CACHE_TRIM=false. */
+  env?: Readonly<Record<string, string>>;
 }
 
 const READY_TIMEOUT_MS = 60_000;
@@ -104,7 +106,12 @@ export class ControllerProcess {
     const child = spawn(process.execPath, ['--import', 'tsx', ...preload, main, ...args], {
       cwd: packageRoot(),
       detached: true,
-      env: { ...process.env, KUBECONFIG: '', HOME: mkdtempSync(join(tmpdir(), 'compositor-home-')) },
+      env: {
+        ...process.env,
+        ...this.options.env,
+        KUBECONFIG: '',
+        HOME: mkdtempSync(join(tmpdir(), 'compositor-home-')),
+      },
       stdio: ['ignore', fd, fd],
     });
     this.child = child;

@@ -17,6 +17,11 @@ export interface XrEvent {
   readonly object: WatchedObject;
   /** True when `object` is the XR itself (the self-watch): deleting the XR resets its circuit. */
   readonly isXr?: boolean;
+  /**
+   * True when an echo of compositor's own write must still reconcile `xrKey`: the object is another XR of the same
+   * kind nested in this one, so its reconcile's own writes (say, its Ready condition) are this XR's news.
+   */
+  readonly echoMatters?: boolean;
 }
 
 /**
@@ -38,6 +43,7 @@ export function admit(event: XrEvent, breaker: Breaker, ownWrites: OwnWrites | u
     if (cause === 'delete') ownWrites?.forget(object);
     return xrKey;
   }
-  if (cause === 'resync' || ownWrites?.isEcho(object) === true) return undefined;
+  if (cause === 'resync') return undefined;
+  if (event.echoMatters !== true && ownWrites?.isEcho(object) === true) return undefined;
   return breaker.record(xrKey, EVENT_COST[cause], object) === 'Dropped' ? undefined : xrKey;
 }

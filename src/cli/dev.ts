@@ -44,7 +44,11 @@ export async function runDev(options: DevOptions, output: Output): Promise<numbe
       crds: () => loadCrds(),
       runnables: (client) => [
         new Engine({ client, config, metrics, log }),
-        new ExampleApplier(client, resolve(options.examplesDir), log),
+        new ExampleApplier(
+          client,
+          options.examplesDirs.map((dir) => resolve(dir)),
+          log,
+        ),
       ],
     });
     return await runManager(manager, {

@@ -1,6 +1,12 @@
 import type { ChannelCredentials } from '@grpc/grpc-js';
+import { ClaimController } from '../claim/index.js';
 import { CompositeController } from '../composite/index.js';
-import { CompositionRevisionController, DefinitionController } from '../definition/index.js';
+import {
+  CompositionRevisionController,
+  DefinitionController,
+  ShardFollower,
+  type CompositeFactoryInput,
+} from '../definition/index.js';
 import {
   builtinFunctions,
   CachingRunner,
@@ -19,7 +25,7 @@ import { Discovery, EventRecorder, KindNotServedError, type KubeClient } from '.
 import { NopProvider, type ManagedControllerSettings } from '../managed/index.js';
 import type { Logger, Runnable } from '../manager/index.js';
 import type { Metrics } from '../metrics/index.js';
-import { InformerRegistry, type InformerLease } from '../watch/index.js';
+import { InformerRegistry, shardFilter, type InformerLease } from '../watch/index.js';
 import type { StartConfig } from './flags.js';
 
 /** Where Crossplane runs functions; the last resort of endpoint resolution (dns:///<fn>.<namespace>:9443). */
@@ -49,15 +55,18 @@ export function managedSettings(config: StartConfig): ManagedControllerSettings 
  * The composition engine as one runnable: shared informers, the event recorder, the function runtime, the
  * CompositionRevision controller and the XRD controller (which runs one composite controller per XRD), and with
  * --enable-nop-provider the built-in nop provider on the same informers (so a composite controller watching
- * NopResources shares its cache).
+ * NopResources shares its cache). With --shard-count above 1 the controllers reconcile only this process's shard of
+ * the XRs and MRs, and the cluster-wide controllers run on shard 0 only (docs/scaling.md).
  */
 export class Engine implements Runnable {
   readonly name = 'composition-engine';
   readonly informers: InformerRegistry;
   readonly events: EventRecorder;
   private readonly discovery: Discovery;
-  private readonly revisions: CompositionRevisionController;
-  readonly definitions: DefinitionController;
+  /** Cluster-wide: runs on shard 0 only (every process when unsharded). */
+  private readonly revisions: CompositionRevisionController | undefined;
+  /** The XRD controller on shard 0; on the other shards a follower that only runs their composite controllers. */
+  readonly definitions: DefinitionController | ShardFollower;
   /** The built-in nop provider, when --enable-nop-provider is on. */
   readonly nop: NopProvider | undefined;
   private functionLease: InformerLease | undefined;
@@ -77,49 +86,50 @@ export class Engine implements Runnable {
       metrics: metrics.engine,
     });
     this.events = new EventRecorder({ client, logger: log });
-    this.revisions = new CompositionRevisionController({
-      client,
-      informers: this.informers,
-      metrics,
-      logger: log,
-      maxReconcileRate: config.maxReconcileRate,
-      maxRevisions: config.maxCompositionRevisions,
-    });
-    const runner = this.functionRunner();
-    this.definitions = new DefinitionController({
-      client,
-      informers: this.informers,
-      events: this.events,
-      metrics,
-      logger: log,
-      maxReconcileRate: config.maxReconcileRate,
-      stopDeadlineMs: config.gracefulShutdownTimeoutMs,
-      manageCompositeRbac: config.manageCompositeRbac,
-      newComposite: (input) =>
-        new CompositeController({
-          ...input,
+    // Sharded (docs/scaling.md), shard 0 also does the cluster-wide work, which must not be done twice.
+    const clusterWide = config.shardIndex === 0;
+    this.revisions = clusterWide
+      ? new CompositionRevisionController({
           client,
-          discovery: this.discovery,
           informers: this.informers,
-          runner,
+          metrics,
+          logger: log,
+          maxReconcileRate: config.maxReconcileRate,
+          maxRevisions: config.maxCompositionRevisions,
+        })
+      : undefined;
+    const newComposite = this.compositeFactory();
+    this.definitions = clusterWide
+      ? new DefinitionController({
+          client,
+          informers: this.informers,
           events: this.events,
           metrics,
           logger: log,
-          settings: {
-            pollIntervalMs: config.pollIntervalMs,
-            minPollIntervalMs: config.minPollIntervalMs,
-            realtime: config.enableRealtimeCompositions,
-            maxReconcileRate: config.maxReconcileRate,
-            workers: config.maxConcurrentReconciles,
-            breaker: {
-              burst: config.circuitBreakerBurst,
-              refillRatePerSecond: config.circuitBreakerRefillRate,
-              cooldownMs: config.circuitBreakerCooldownMs,
-              halfOpenIntervalMs: config.circuitBreakerHalfOpenIntervalMs,
-            },
-          },
-        }),
-    });
+          maxReconcileRate: config.maxReconcileRate,
+          stopDeadlineMs: config.gracefulShutdownTimeoutMs,
+          manageCompositeRbac: config.manageCompositeRbac,
+          newComposite,
+          newClaim: (input) =>
+            new ClaimController({
+              ...input,
+              client,
+              discovery: this.discovery,
+              informers: this.informers,
+              events: this.events,
+              metrics,
+              logger: log,
+              settings: { workers: config.maxConcurrentReconciles, maxReconcileRate: config.maxReconcileRate },
+            }),
+        })
+      : new ShardFollower({
+          informers: this.informers,
+          metrics,
+          logger: log,
+          maxReconcileRate: config.maxReconcileRate,
+          stopDeadlineMs: config.gracefulShutdownTimeoutMs,
+          newComposite,
+        });
     this.nop = config.enableNopProvider
       ? new NopProvider({
           client,
@@ -129,8 +139,43 @@ export class Engine implements Runnable {
           logger: log,
           settings: managedSettings(config),
           installCrd: config.installCrds,
+          owns: shardFilter({ index: config.shardIndex, count: config.shardCount }),
         })
       : undefined;
+  }
+
+  /** Builds the composite controller of one XRD, owning only this process's shard of its XRs. */
+  private compositeFactory(): (input: CompositeFactoryInput) => CompositeController {
+    const { client, config, metrics, log } = this.options;
+    const runner = this.functionRunner();
+    const owns = shardFilter({ index: config.shardIndex, count: config.shardCount });
+    return (input) =>
+      new CompositeController({
+        ...input,
+        client,
+        discovery: this.discovery,
+        informers: this.informers,
+        runner,
+        events: this.events,
+        metrics,
+        logger: log,
+        settings: {
+          pollIntervalMs: config.pollIntervalMs,
+          minPollIntervalMs: config.minPollIntervalMs,
+          realtime: config.enableRealtimeCompositions,
+          maxReconcileRate: config.maxReconcileRate,
+          workers: config.maxConcurrentReconciles,
+          fairQueue: config.fairQueue,
+          maxConcurrentApplies: config.maxConcurrentApplies,
+          breaker: {
+            burst: config.circuitBreakerBurst,
+            refillRatePerSecond: config.circuitBreakerRefillRate,
+            cooldownMs: config.circuitBreakerCooldownMs,
+            halfOpenIntervalMs: config.circuitBreakerHalfOpenIntervalMs,
+          },
+        },
+        owns,
+      });
   }
 
   async start(): Promise<void> {
@@ -155,7 +200,13 @@ export class Engine implements Runnable {
     await Promise.all([this.functionLease.informer.waitForSync(), this.functionRevisionLease?.informer.waitForSync()]);
     // Before the composite controllers, so NopResources are served by the time an XR composes them.
     await this.nop?.start();
-    await this.revisions.start();
+    if (config.shardCount > 1) {
+      log.info(
+        { shard: config.shardIndex, shards: config.shardCount, clusterWide: this.revisions !== undefined },
+        'reconciling one shard of the XRs',
+      );
+    }
+    await this.revisions?.start();
     await this.definitions.start();
   }
 
@@ -163,7 +214,7 @@ export class Engine implements Runnable {
     const remainingMs = deadline.aborted ? 0 : this.options.config.gracefulShutdownTimeoutMs;
     await this.definitions.stop(remainingMs);
     await this.nop?.stop(remainingMs);
-    await this.revisions.stop(deadline);
+    await this.revisions?.stop(deadline);
     this.grpc?.close();
     await this.events.flush();
     await this.informers.stopAll();

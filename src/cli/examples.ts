@@ -32,13 +32,14 @@ export class ExampleApplier implements Runnable {
 
   constructor(
     private readonly client: KubeClient,
-    private readonly dir: string,
+    private readonly dirs: readonly string[],
     private readonly log: Logger,
     private readonly retryMs = 2000,
   ) {}
 
   async start(signal: AbortSignal): Promise<void> {
-    const objects = await readManifests(this.dir);
+    const objects: KubeObject[] = [];
+    for (const dir of this.dirs) objects.push(...(await readManifests(dir)));
     const stop = AbortSignal.any([signal, this.stopping.signal]);
     this.done = this.applyAll(objects, stop);
   }

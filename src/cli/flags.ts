@@ -8,6 +8,8 @@ export interface StartConfig {
   syncIntervalMs: number;
   maxReconcileRate: number;
   maxConcurrentReconciles: number;
+  fairQueue: boolean;
+  maxConcurrentApplies: number;
   enableRealtimeCompositions: boolean;
   circuitBreakerBurst: number;
   circuitBreakerRefillRate: number;
@@ -18,6 +20,8 @@ export interface StartConfig {
   leaderElectionLeaseDurationMs: number;
   leaderElectionRenewDeadlineMs: number;
   leaderElectionRetryPeriodMs: number;
+  shardIndex: number;
+  shardCount: number;
   functionTimeoutMs: number;
   functionInsecure: boolean;
   functionTlsDir: string;
@@ -88,6 +92,22 @@ export const START_FLAGS: readonly FlagDefinition[] = [
     kind: 'positiveInteger',
     default: undefined,
     description: 'Reconciles run at once per controller. Defaults to --max-reconcile-rate.',
+  },
+  {
+    name: 'max-concurrent-applies',
+    key: 'maxConcurrentApplies',
+    kind: 'positiveInteger',
+    default: '8',
+    description:
+      'Composed resources one XR applies (or deletes) at once, under the global API client rate limit. 1 applies them one after another, as Crossplane does.',
+  },
+  {
+    name: 'fair-queue',
+    key: 'fairQueue',
+    kind: 'boolean',
+    default: 'true',
+    description:
+      'Serve queued XRs round-robin by namespace, so a burst in one namespace delays another by about one reconcile, not the whole backlog. A Namespace label compositor.crossplane.io/queue-weight: "<n>" gives it n turns per round. false: one FIFO queue, as Crossplane.',
   },
   {
     name: 'enable-realtime-compositions',
@@ -161,6 +181,22 @@ export const START_FLAGS: readonly FlagDefinition[] = [
     kind: 'positiveDuration',
     default: '10s',
     description: 'How often the leader renews the lease and a standby tries to acquire it.',
+  },
+  {
+    name: 'shard-index',
+    key: 'shardIndex',
+    kind: 'nonNegativeInteger',
+    default: '0',
+    description:
+      'The shard of XRs and managed resources this process reconciles: those whose fnv1a32(uid) mod --shard-count is this index. Shard 0 also runs the cluster-wide controllers (XRDs, revisions). With --leader-election, one Lease per shard (compositor-shard-<index>) lets a standby take a shard over.',
+  },
+  {
+    name: 'shard-count',
+    key: 'shardCount',
+    kind: 'positiveInteger',
+    default: '1',
+    description:
+      'How many shards the XRs are split into, one process (plus standbys) per shard; 1 means no sharding. Keep it fixed: changing it moves most XRs to another shard.',
   },
   {
     name: 'function-timeout',
@@ -240,7 +276,7 @@ export const START_FLAGS: readonly FlagDefinition[] = [
     kind: 'boolean',
     default: 'false',
     description:
-      'Run the built-in nop provider: NopResources (nop.compositor.crossplane.io/v1alpha1) whose external system is in memory, for testing compositions without a cloud.',
+      "Run the built-in nop provider: NopResources (nop.compositor.crossplane.io/v1alpha1, and provider-nop's cluster-scoped nop.crossplane.io/v1alpha1) whose external system is in memory, for testing compositions without a cloud.",
   },
   {
     name: 'max-composition-revisions',

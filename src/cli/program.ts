@@ -15,7 +15,8 @@ export class UsageError extends Error {
 
 export interface DevOptions {
   config: StartConfig;
-  examplesDir: string;
+  /** Applied in order: each directory's YAML files in file-name order. */
+  examplesDirs: string[];
 }
 
 /** What each subcommand does once its flags are valid; resolves to the process exit code. */
@@ -82,6 +83,11 @@ export function finishConfig(options: Record<string, unknown>): StartConfig {
   if (config.leaderElectionRetryPeriodMs >= renew) {
     throw new UsageError(
       `--leader-election-retry-period ${formatDuration(config.leaderElectionRetryPeriodMs)} is not below --leader-election-renew-deadline ${formatDuration(renew)}: the leader needs several renewal attempts per deadline`,
+    );
+  }
+  if (config.shardIndex >= config.shardCount) {
+    throw new UsageError(
+      `--shard-index ${config.shardIndex} is not below --shard-count ${config.shardCount}: expected an index from 0 to ${config.shardCount - 1}`,
     );
   }
   return config;
@@ -228,11 +234,16 @@ export function buildProgram(
     });
 
   const dev = addFlags(new Command('dev'), DEV_EXCLUDED)
-    .description('Start a local control plane, install the CRDs, apply examples/ and run compositor against it.')
-    .option('--examples <dir>', 'Manifests applied once the control plane is up.', 'examples')
-    .action(async (options: Record<string, unknown> & { examples: string }) => {
+    .description(
+      'Start a local control plane, install the CRDs, apply examples/ (and examples/legacy/) and run compositor against it.',
+    )
+    .option('--examples <dir...>', 'Directories of manifests applied once the control plane is up.', [
+      'examples',
+      'examples/legacy',
+    ])
+    .action(async (options: Record<string, unknown> & { examples: string[] }) => {
       const { examples, ...flags } = options;
-      onExitCode(await handlers.dev({ config: finishConfig(flags), examplesDir: examples }));
+      onExitCode(await handlers.dev({ config: finishConfig(flags), examplesDirs: examples }));
     });
 
   for (const command of [start, dev, renderCommand(handlers, onExitCode), diagnoseCommand(handlers, onExitCode)]) {

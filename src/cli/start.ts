@@ -2,6 +2,7 @@ import { loadCrds } from '../apis/index.js';
 import { loadKubeConfig } from '../kube/index.js';
 import {
   createLogger,
+  LEASE_NAME,
   LeadershipLostError,
   Manager,
   shutdownSignal,
@@ -31,6 +32,7 @@ export async function runStart(config: StartConfig, output: Output): Promise<num
     leaderElection: config.leaderElection
       ? {
           namespace: config.leaderElectionNamespace,
+          name: leaseName(config),
           leaseDurationMs: config.leaderElectionLeaseDurationMs,
           renewDeadlineMs: config.leaderElectionRenewDeadlineMs,
           retryPeriodMs: config.leaderElectionRetryPeriodMs,
@@ -38,6 +40,14 @@ export async function runStart(config: StartConfig, output: Output): Promise<num
       : undefined,
   });
   return runManager(manager, { signal: shutdownSignal(log), log, output });
+}
+
+/**
+ * The Lease a process competes for. Sharded, each shard has its own (compositor-shard-<index>), so the replicas
+ * started with one --shard-index are that shard's leader and standbys, and a standby takes over a dead holder's shard.
+ */
+export function leaseName(config: Pick<StartConfig, 'shardIndex' | 'shardCount'>): string {
+  return config.shardCount > 1 ? `compositor-shard-${config.shardIndex}` : LEASE_NAME;
 }
 
 /** Runs a manager and turns a StartupError into one plain line on stderr and exit code 1. */

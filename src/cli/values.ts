@@ -14,6 +14,7 @@ export type ValueKind =
   | 'duration'
   | 'positiveDuration'
   | 'positiveInteger'
+  | 'nonNegativeInteger'
   | 'positiveNumber'
   | 'boolean'
   | 'address'
@@ -28,6 +29,7 @@ export const ACCEPTED_FORMS: Record<ValueKind, string> = {
   duration: DURATION_FORM,
   positiveDuration: `a positive ${DURATION_FORM.replace(/^a /, '')}`,
   positiveInteger: 'a whole number greater than 0',
+  nonNegativeInteger: 'a whole number, 0 or more',
   positiveNumber: 'a number greater than 0',
   boolean: 'true or false',
   address: 'a listen address such as :8080, 127.0.0.1:8080 or 0 to disable',
@@ -51,6 +53,10 @@ const parsers: Record<ValueKind, (text: string) => Parsed> = {
   },
   positiveInteger: (text) => {
     if (!/^\+?\d+$/.test(text.trim()) || Number(text) <= 0) throw new FlagValueError(ACCEPTED_FORMS.positiveInteger);
+    return Number(text);
+  },
+  nonNegativeInteger: (text) => {
+    if (!/^\+?\d+$/.test(text.trim())) throw new FlagValueError(ACCEPTED_FORMS.nonNegativeInteger);
     return Number(text);
   },
   positiveNumber: (text) => {

@@ -1,12 +1,13 @@
 import type { Logger } from 'pino';
 import { OwnWrites, TokenBucketBreaker, type BreakerSettings, type Transition } from '../circuitbreaker/index.js';
 import type { FunctionRunner } from '../functions/index.js';
-import { isConflict, type Discovery, type EventSink, type KubeClient } from '../kube/index.js';
+import { isConflict, type Discovery, type EventSink, type KubeClient, type KubeObject } from '../kube/index.js';
 import type { Metrics } from '../metrics/index.js';
 import { ReconcileQueue } from '../queue/index.js';
 import type { InformerLease, InformerRegistry, ObjectStore } from '../watch/index.js';
 import { CompositeEventPipeline } from './eventPipeline.js';
 import { effectivePollInterval, type PollIntervalFlags } from './pollInterval.js';
+import { NamespaceWeights } from './queueWeights.js';
 import { CompositeReconciler, failureMessage, type ComposedCache, type XrType } from './reconciler.js';
 import { restartDelayMs } from './restart.js';
 import { stuckSummary } from './stuck.js';
@@ -19,6 +20,13 @@ export interface CompositeControllerSettings extends PollIntervalFlags {
   maxReconcileRate: number;
   /** --max-concurrent-reconciles. */
   workers: number;
+  /**
+   * --fair-queue: serve XRs round-robin by namespace, weighted by the compositor.crossplane.io/queue-weight label of
+   * each Namespace (read from a Namespace informer). False or absent: one FIFO queue, as Crossplane.
+   */
+  fairQueue?: boolean;
+  /** --max-concurrent-applies: composed resources one XR applies at once (default 8). */
+  maxConcurrentApplies?: number;
   breaker: Partial<BreakerSettings>;
 }
 
@@ -37,9 +45,12 @@ export interface CompositeControllerOptions {
   metrics: Metrics;
   logger: Logger;
   settings: CompositeControllerSettings;
+  /** --shard-index/--shard-count: whether this replica owns an XR; undefined owns every XR. */
+  owns?: (xr: KubeObject) => boolean;
 }
 
 const COMPOSITION = { apiVersion: 'apiextensions.crossplane.io/v1', kind: 'Composition' };
+const NAMESPACE = { apiVersion: 'v1', kind: 'Namespace' };
 
 /**
  * One composite controller: the event pipeline (XR, composed and revision watches through the per-XR breaker),
@@ -53,6 +64,8 @@ export class CompositeController {
   private readonly kindsByXr = new Map<string, readonly string[]>();
   private readonly xrsByKind = new Map<string, number>();
   private compositionLease: InformerLease | undefined;
+  /** With --fair-queue: the Namespaces whose labels weigh the queue's turns. */
+  private namespaceLease: InformerLease | undefined;
   private reconciler: CompositeReconciler | undefined;
   private untrackStuck: (() => void) | undefined;
 
@@ -72,8 +85,11 @@ export class CompositeController {
       workers: settings.workers,
       ratePerSecond: settings.maxReconcileRate,
       isConflict,
+      fairness: settings.fairQueue ? this.fairness() : undefined,
       reconcile: (key, signal) => {
         if (!this.reconciler) throw new Error('the composite controller is not started');
+        // One line per reconcile (DESIGN.md section 7); with shards, it shows which replica reconciled which XR.
+        logger.debug({ controller: name, xr: key }, 'reconcile');
         return this.reconciler.reconcile(key, signal);
       },
       onError: (key, err) => {
@@ -94,12 +110,22 @@ export class CompositeController {
       breaker: this.breaker,
       ownWrites: this.ownWrites,
       realtime: settings.realtime,
+      owns: options.owns,
       logger,
     });
   }
 
   get name(): string {
     return this.options.name;
+  }
+
+  /** Turns per namespace from its label; until the Namespace informer has synced, every namespace weighs 1. */
+  private fairness(): { weightOf: (namespace: string) => number } {
+    const weights = new NamespaceWeights({
+      namespace: (name) => this.namespaceLease?.informer.store.get(name),
+      logger: this.options.logger.child({ controller: this.options.name }),
+    });
+    return { weightOf: (namespace) => weights.weightOf(namespace) };
   }
 
   /** Keys queued, reconciling, waiting: for diagnostics and tests. */
@@ -111,6 +137,9 @@ export class CompositeController {
     const { options } = this;
     this.compositionLease = await options.informers.acquire(COMPOSITION.apiVersion, COMPOSITION.kind);
     await this.compositionLease.informer.waitForSync();
+    // Not waited for: weights only reorder turns, and an unsynced cache means weight 1 for a few moments.
+    if (options.settings.fairQueue)
+      this.namespaceLease = await options.informers.acquire(NAMESPACE.apiVersion, NAMESPACE.kind);
     await this.pipeline.start();
     this.reconciler = new CompositeReconciler({
       controller: options.name,
@@ -128,12 +157,15 @@ export class CompositeController {
       breaker: this.breaker,
       ownWrites: this.ownWrites,
       timing: options.settings,
+      maxConcurrentApplies: options.settings.maxConcurrentApplies,
       logger: options.logger.child({ controller: options.name }),
     });
     this.queue.start();
     const xrs = this.pipeline.xrInformer.store;
+    // Each replica reports its own shard's XRs, so the series of all replicas add up instead of counting N times.
+    const owns = options.owns ?? ((): boolean => true);
     this.untrackStuck = options.metrics.composite.track(options.name, () =>
-      stuckSummary(xrs.list() as Xr[], Date.now(), 0),
+      stuckSummary(xrs.list().filter(owns) as Xr[], Date.now(), 0),
     );
   }
 
@@ -144,6 +176,8 @@ export class CompositeController {
     await this.pipeline.stop();
     await this.compositionLease?.release();
     this.compositionLease = undefined;
+    await this.namespaceLease?.release();
+    this.namespaceLease = undefined;
   }
 
   private composedCache(): ComposedCache {

@@ -54,6 +54,11 @@ export interface CompositeEventPipelineOptions {
    */
   initialDelayMs?: (object: KubeObject) => number | undefined;
   enqueueAfter?: (key: string, delayMs: number) => void;
+  /**
+   * --shard-index/--shard-count: whether this replica owns an XR. Events of other shards' XRs are dropped before the
+   * breaker, so breaker state, queue and reconciles are per shard. Undefined (unsharded) owns every XR.
+   */
+  owns?: (xr: KubeObject) => boolean;
   logger: Logger;
   scheduler?: SchedulerLike;
 }
@@ -113,6 +118,7 @@ export class CompositeEventPipeline {
     const xrEvents = xrInformer.events$.pipe(
       mergeMap((event) =>
         this.safely('XR', event, () => {
+          if (!this.owned(event.object)) return [];
           const initial = event.type === 'add' && !xrInformer.hasSynced;
           if (initial && this.deferred(event.object)) return [];
           return [toXrEvent(objectKey(event.object), event, true)];
@@ -135,7 +141,9 @@ export class CompositeEventPipeline {
       });
     // A shared XR informer may have synced before we subscribed; its objects then never arrive as events.
     if (xrInformer.hasSynced) {
-      for (const object of store.list()) if (!this.deferred(object)) this.options.enqueue(objectKey(object));
+      for (const object of store.list()) {
+        if (this.owned(object) && !this.deferred(object)) this.options.enqueue(objectKey(object));
+      }
     }
     await Promise.all([this.xrLease.informer.waitForSync(), this.revisionLease.informer.waitForSync()]);
   }
@@ -241,7 +249,10 @@ export class CompositeEventPipeline {
     // The first list of a composed kind replays what exists: its XRs are enqueued by their own events, so
     // charging each of them once per composed resource would trip the breaker of every large XR at start.
     const initial = event.type === 'add' && !synced;
-    return [...keys].map((key) => toXrEvent(key, event, false, initial ? 'resync' : undefined));
+    const nested = object.apiVersion === this.options.xr.apiVersion && object.kind === this.options.xr.kind;
+    return [...keys]
+      .filter((key) => this.ownedKey(key))
+      .map((key) => ({ ...toXrEvent(key, event, false, initial ? 'resync' : undefined), echoMatters: nested }));
   }
 
   /** A new or changed revision concerns the XRs using it and, for automatic updates, those of its Composition. */
@@ -252,7 +263,21 @@ export class CompositeEventPipeline {
     const labels = (revision.metadata.labels ?? {}) as Record<string, string>;
     const composition = labels[COMPOSITION_NAME_LABEL];
     if (composition !== undefined) xrs.push(...store.byIndex(COMPOSITION_INDEX, composition));
-    return [...new Set(xrs.map(objectKey))].map((key) => toXrEvent(key, event, false));
+    return [...new Set(xrs.filter((xr) => this.owned(xr)).map(objectKey))].map((key) => toXrEvent(key, event, false));
+  }
+
+  private owned(xr: KubeObject): boolean {
+    return this.options.owns?.(xr) ?? true;
+  }
+
+  /**
+   * An XR key from a composed or revision event, judged by the cached XR's uid. An XR no longer cached is left to
+   * its owner, which sees the XR's own delete event.
+   */
+  private ownedKey(key: string): boolean {
+    if (!this.options.owns) return true;
+    const xr = this.xrInformer.store.get(key);
+    return xr !== undefined && this.options.owns(xr);
   }
 
   /** Enqueues an XR of the first list later when initialDelayMs says so; true when it did. */

@@ -2,6 +2,7 @@
 // and the requeue decision, plus the controller that feeds it events. The pure parts (naming, poll intervals,
 // reconcile requests, conditions, selection, restart spread) have no Kubernetes imports.
 export { childName } from './names.js';
+export { mapLimited } from './limitedParallel.js';
 export {
   effectivePollInterval,
   INVALID_POLL_INTERVAL_REASON,
@@ -28,6 +29,8 @@ export {
 export { COMPOSITION_REVISION, CompositeEventPipeline, type CompositeEventPipelineOptions } from './eventPipeline.js';
 export {
   APPLIED_DIGEST_ANNOTATION,
+  CLAIM_NAME_LABEL,
+  CLAIM_NAMESPACE_LABEL,
   composedFieldManager,
   isApplied,
   isSubset,
@@ -59,5 +62,14 @@ export {
   type CompositeControllerOptions,
   type CompositeControllerSettings,
 } from './controller.js';
-export { COMPOSITE_FINALIZER, COMPOSITE_LABEL, isBeingDeleted, isPaused, PAUSED_ANNOTATION, type Xr } from './xr.js';
+export {
+  claimOf,
+  COMPOSITE_FINALIZER,
+  COMPOSITE_LABEL,
+  isBeingDeleted,
+  isPaused,
+  PAUSED_ANNOTATION,
+  type ClaimRef,
+  type Xr,
+} from './xr.js';
 export { stuckSummary, type StuckSummary, type StuckXr } from './stuck.js';

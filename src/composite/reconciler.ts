@@ -7,7 +7,10 @@ import {
   runPipeline,
   type FunctionRunner,
   type JsonObject,
+  type PipelineCondition,
+  type PipelineEvent,
   type PipelineOutput,
+  type Resource,
   type State,
 } from '../functions/index.js';
 import {
@@ -16,6 +19,7 @@ import {
   getIfExists,
   isConflict,
   isNotFound,
+  publishConnectionSecret,
   removeFinalizerPatch,
   type Discovery,
   type EventSink,
@@ -33,7 +37,9 @@ import {
   withAppliedDigest,
   type ComposedObject,
 } from './composed.js';
+import { composedConnectionDetails, defaultSecretRef, publishedData, xrSecretRef } from './connection.js';
 import { RECONCILE_PAUSED, RECONCILIATION_PAUSED_EVENT, SYSTEM_CONDITION_TYPES, unreadyMessage } from './conditions.js';
+import { mapLimited } from './limitedParallel.js';
 import {
   effectivePollInterval,
   INVALID_POLL_INTERVAL_REASON,
@@ -57,6 +63,7 @@ import { StatusDraft } from './status.js';
 import {
   COMPOSITE_FINALIZER,
   COMPOSITE_LABEL,
+  claimOf,
   describe,
   isBeingDeleted,
   isPaused,
@@ -75,6 +82,8 @@ const REVISION_PENDING_RECHECK_MS = 1_000;
 const STALE_RECHECK_MS = 1_000;
 /** How soon an XR that wrote composed resources looks at them again. */
 const OBSERVE_WRITES_AFTER_MS = 250;
+/** --max-concurrent-applies: composed resources one XR applies (or deletes) at once. */
+export const DEFAULT_MAX_CONCURRENT_APPLIES = 8;
 
 export interface XrType {
   apiVersion: string;
@@ -117,6 +126,11 @@ export interface CompositeReconcilerOptions {
   breaker: Breaker;
   ownWrites: OwnWrites;
   timing: PollIntervalFlags & { realtime: boolean };
+  /**
+   * --max-concurrent-applies: composed resources applied (or deleted) at once per XR, all through `client` and so
+   * under its global rate limit. 1 applies them one after another, as Crossplane does. Default 8.
+   */
+  maxConcurrentApplies?: number;
   logger: Logger;
   now?: () => Date;
   random?: () => number;
@@ -235,8 +249,11 @@ export class CompositeReconciler {
   }
 
   private async compose(key: string, xr: Xr, status: StatusDraft, signal: AbortSignal): Promise<Composed> {
-    const machinery = machineryOf(xr, this.options.xrType.legacy);
+    const { legacy } = this.options.xrType;
+    const machinery = machineryOf(xr, legacy);
     const selected = await this.select(xr, machinery, signal);
+    const secretRef = legacy ? defaultSecretRef(xr, selected.revision) : undefined;
+    if (secretRef) selected.machinery.writeConnectionSecretToRef = secretRef;
     const observed = await this.observeComposed(xr, machinery.resourceRefs ?? []);
     const required: RequiredWatch[] = [];
     const out = await this.runPipeline(xr, selected.revision, observed, { signal, required });
@@ -248,12 +265,11 @@ export class CompositeReconciler {
     await this.watchKinds(key, refs, required);
     const applied = await this.applyComposed(xr, desired, observed, signal);
 
-    for (const condition of out.conditions) {
-      if (!SYSTEM_CONDITION_TYPES.has(condition.type)) status.setCondition(condition);
-    }
     const composite = out.desired.composite;
     status.replaceFields((composite?.resource?.status ?? {}) as Record<string, unknown>);
-    for (const event of out.events) this.event(xr, event.type, event.reason, event.message);
+    this.setPipelineConditions(status, out.conditions);
+    this.emitPipelineEvents(xr, out.events);
+    if (legacy) await this.publishConnectionDetails(xr, composite?.connectionDetails, { status, signal });
     const ready = composite?.ready;
     return {
       ttlMs: out.ttlMs,
@@ -262,6 +278,51 @@ export class CompositeReconciler {
       wrote: applied.wrote,
       readyOverride: ready === 'READY_TRUE' || ready === 'READY_FALSE' ? ready : undefined,
     };
+  }
+
+  /**
+   * Sets the pipeline's conditions (never the system types). A legacy XR lists those targeted at its claim in
+   * status.claimConditionTypes, which the claim controller copies.
+   */
+  private setPipelineConditions(status: StatusDraft, conditions: readonly PipelineCondition[]): void {
+    const forClaim = new Set((status.get('claimConditionTypes') as string[] | undefined) ?? []);
+    const before = forClaim.size;
+    for (const condition of conditions) {
+      if (SYSTEM_CONDITION_TYPES.has(condition.type)) continue;
+      const { target, ...rest } = condition;
+      status.setCondition(rest);
+      if (target === 'CompositeAndClaim' && this.options.xrType.legacy) forClaim.add(condition.type);
+    }
+    if (forClaim.size !== before) status.set('claimConditionTypes', [...forClaim].sort());
+  }
+
+  /** Records the pipeline's events on the XR, and those targeted at the claim on its claim too (plain message). */
+  private emitPipelineEvents(xr: Xr, events: readonly PipelineEvent[]): void {
+    const claim = claimOf(xr);
+    for (const event of events) {
+      this.event(xr, event.type, event.reason, event.message);
+      if (event.target !== 'CompositeAndClaim' || !claim) continue;
+      const target = { apiVersion: claim.apiVersion, kind: claim.kind, metadata: claim };
+      this.options.events.event(target, { type: event.type, reason: event.reason, message: event.detail });
+    }
+  }
+
+  /**
+   * A legacy XR publishes the connection details the pipeline desires for it, filtered by the XRD's
+   * connectionSecretKeys, to its spec.writeConnectionSecretToRef; written only when they change.
+   */
+  private async publishConnectionDetails(
+    xr: Xr,
+    details: Readonly<Record<string, Uint8Array>> | undefined,
+    { status, signal }: { status: StatusDraft; signal: AbortSignal },
+  ): Promise<void> {
+    const ref = xrSecretRef(xr);
+    if (!ref) return;
+    const data = publishedData(details, this.options.xrd().connectionSecretKeys);
+    const wrote = await publishConnectionSecret(this.options.client, { ...ref, owner: xr, data }, signal);
+    if (!wrote) return;
+    status.set('connectionDetails', { lastPublishedTime: this.now().toISOString() });
+    this.event(xr, 'Normal', 'PublishConnectionSecret', 'Successfully published connection details');
   }
 
   /**
@@ -327,10 +388,8 @@ export class CompositeReconciler {
       err instanceof SelectionError ? failureMessage(err) : `cannot compose resources: ${failureMessage(err)}`;
     const reason = err instanceof SelectionError ? err.reason : 'ComposeResources';
     if (err instanceof PipelineFatalError) {
-      for (const event of err.partial.events) this.event(xr, event.type, event.reason, event.message);
-      for (const condition of err.partial.conditions) {
-        if (!SYSTEM_CONDITION_TYPES.has(condition.type)) status.setCondition(condition);
-      }
+      this.emitPipelineEvents(xr, err.partial.events);
+      this.setPipelineConditions(status, err.partial.conditions);
     }
     this.event(xr, 'Warning', reason, message);
     status.setCondition({ type: 'Synced', status: 'False', reason: 'ReconcileError', message });
@@ -346,13 +405,13 @@ export class CompositeReconciler {
     status.setCondition({ type: 'Ready', status: 'False', reason: 'Deleting' });
     const refs = machineryOf(xr, this.options.xrType.legacy).resourceRefs ?? [];
     const observed = await this.observeComposed(xr, refs);
-    let remaining = 0;
-    for (const [name, object] of observed) {
-      if (controllerOf(object)?.uid !== xr.metadata.uid) continue;
-      remaining++;
-      if (!object.metadata.deletionTimestamp) await this.deleteComposed(xr, name, object, signal);
-    }
-    if (remaining > 0) {
+    const ours = [...observed].filter(([, object]) => controllerOf(object)?.uid === xr.metadata.uid);
+    await this.deleteAll(
+      xr,
+      ours.filter(([, object]) => !object.metadata.deletionTimestamp),
+      signal,
+    );
+    if (ours.length > 0) {
       await this.writeStatus(xr, status, signal);
       return { requeueAfterMs: DELETION_RECHECK_MS };
     }
@@ -401,11 +460,18 @@ export class CompositeReconciler {
     { signal, required }: { signal: AbortSignal; required: RequiredWatch[] },
   ): Promise<PipelineOutput> {
     const { client, discovery } = this.options;
+    const resources = await Promise.all(
+      [...observed].map(async ([name, object]): Promise<[string, Resource]> => {
+        const connectionDetails = await composedConnectionDetails(client, object, signal);
+        return [
+          name,
+          { resource: object as unknown as JsonObject, ...(connectionDetails ? { connectionDetails } : {}) },
+        ];
+      }),
+    );
     const state: State = {
       composite: { resource: xr as unknown as JsonObject },
-      resources: Object.fromEntries(
-        [...observed].map(([name, object]) => [name, { resource: object as unknown as JsonObject }]),
-      ),
+      resources: Object.fromEntries(resources),
     };
     const fetcher = apiResourceFetcher(client, discovery, {
       namespace: xr.metadata.namespace,
@@ -483,17 +549,38 @@ export class CompositeReconciler {
     signal: AbortSignal,
   ): Promise<void> {
     const wanted = new Set(desired.map((d) => d.name));
+    const doomed: [string, ComposedObject][] = [];
+    let refusal: Error | undefined;
     for (const [name, object] of observed) {
       if (wanted.has(name)) continue;
       const controller = controllerOf(object);
       if (!controller) continue;
       if (controller.uid !== xr.metadata.uid) {
-        throw new Error(
+        refusal = new Error(
           `refusing to delete composed resource "${name}" that is controlled by ${controller.kind} "${controller.name}"`,
         );
+        break;
       }
-      if (!object.metadata.deletionTimestamp) await this.deleteComposed(xr, name, object, signal);
+      if (!object.metadata.deletionTimestamp) doomed.push([name, object]);
     }
+    // As a loop that stopped at the refusal: what comes before it is deleted, then the refusal fails the reconcile.
+    await this.deleteAll(xr, doomed, signal);
+    if (refusal) throw refusal;
+  }
+
+  /** Deletes composed resources, --max-concurrent-applies at once; throws the first failure in their order. */
+  private async deleteAll(
+    xr: Xr,
+    doomed: readonly (readonly [string, ComposedObject])[],
+    signal: AbortSignal,
+  ): Promise<void> {
+    await mapLimited(doomed, this.applyLimit, ([name, object]) => this.deleteComposed(xr, name, object, signal), {
+      signal,
+    });
+  }
+
+  private get applyLimit(): number {
+    return this.options.maxConcurrentApplies ?? DEFAULT_MAX_CONCURRENT_APPLIES;
   }
 
   private async deleteComposed(xr: Xr, name: string, object: ComposedObject, signal: AbortSignal): Promise<void> {
@@ -517,40 +604,65 @@ export class CompositeReconciler {
     }
   }
 
-  /** Applies each composed resource that differs from what is observed; reports those the API server refused. */
+  /**
+   * Applies each composed resource that differs from what is observed, --max-concurrent-applies at once (upstream
+   * applies them one after another). Resources in one desired state have no ordering between them: a function that
+   * makes one wait for another's readiness leaves it out until then, so ordering comes from successive passes.
+   * A resource the API server refuses as invalid gets a Warning event and is reported unsynced (in desired order)
+   * while the others are still applied; any other failure stops further applies and the first in desired order is
+   * thrown, once the applies in flight have settled.
+   */
   private async applyComposed(
     xr: Xr,
     desired: readonly { name: string; object: ComposedObject }[],
     observed: ReadonlyMap<string, ComposedObject>,
     signal: AbortSignal,
   ): Promise<{ unsynced: string[]; wrote: boolean }> {
-    const unsynced: string[] = [];
-    let wrote = false;
-    for (const { name, object } of desired) {
-      if (isApplied(object, observed.get(name))) continue;
-      wrote = true;
-      try {
-        await this.apply(object, composedFieldManager(xr.metadata.name, object.apiVersion, object.kind), signal);
-      } catch (err) {
-        if (!(err instanceof ApiError) || err.status !== 422) throw err;
-        this.event(xr, 'Warning', 'ComposeResources', `cannot apply composed resource "${name}": ${err.message}`);
-        unsynced.push(name);
-      }
-    }
-    return { unsynced, wrote };
+    const changed = desired.filter(({ name, object }) => !isApplied(object, observed.get(name)));
+    const invalid = await mapLimited(
+      changed,
+      this.applyLimit,
+      async ({ name, object }) => {
+        try {
+          const manager = composedFieldManager(xr.metadata.name, object.apiVersion, object.kind);
+          await this.apply(object, manager, signal, !this.isOwnKind(object));
+          return false;
+        } catch (err) {
+          if (!(err instanceof ApiError) || err.status !== 422) throw err;
+          this.event(xr, 'Warning', 'ComposeResources', `cannot apply composed resource "${name}": ${err.message}`);
+          return true;
+        }
+      },
+      { signal },
+    );
+    return { unsynced: changed.filter((_, i) => invalid[i]).map((d) => d.name), wrote: changed.length > 0 };
   }
 
-  private async apply(object: ComposedObject, fieldManager: string, signal: AbortSignal): Promise<ComposedObject> {
+  /**
+   * Server-side applies an object. Its echo is recorded as this controller's own write (no reconcile) unless
+   * `trackEcho` is false: a nested XR of this controller's own kind must reach its own reconcile through that event.
+   */
+  private async apply(
+    object: ComposedObject,
+    fieldManager: string,
+    signal: AbortSignal,
+    trackEcho = true,
+  ): Promise<ComposedObject> {
     const { client, discovery, ownWrites } = this.options;
     const path = await discovery.path(object.apiVersion, object.kind, object.metadata.name, object.metadata.namespace);
-    return ownWrites.track(object, () =>
+    const write = (): Promise<ComposedObject> =>
       client.request<ComposedObject>('PATCH', path, {
         body: object,
         contentType: CONTENT_TYPE.apply,
         query: { fieldManager, force: true },
         signal,
-      }),
-    );
+      });
+    return trackEcho ? ownWrites.track(object, write) : write();
+  }
+
+  /** A composed resource of the kind this controller reconciles: an XR nested in another of its kind. */
+  private isOwnKind(object: ComposedObject): boolean {
+    return object.apiVersion === this.options.xrType.apiVersion && object.kind === this.options.xrType.kind;
   }
 
   /**
@@ -637,7 +749,13 @@ export class CompositeReconciler {
 
 /** The machinery fields compositor sets (and so owns), leaving out those it has no value for. */
 function ownedMachinery(machinery: Machinery): Machinery {
-  const fields = ['compositionRef', 'compositionRevisionRef', 'compositionRevisionSelector', 'resourceRefs'] as const;
+  const fields = [
+    'compositionRef',
+    'compositionRevisionRef',
+    'compositionRevisionSelector',
+    'resourceRefs',
+    'writeConnectionSecretToRef',
+  ] as const;
   const owned: Record<string, unknown> = {};
   for (const field of fields) if (machinery[field] !== undefined) owned[field] = machinery[field];
   return owned;

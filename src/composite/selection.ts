@@ -64,6 +64,8 @@ export interface XrdDefaults {
   enforcedCompositionRef?: NamedRef;
   defaultCompositionRef?: NamedRef;
   defaultCompositionRevisionSelector?: LabelSelector;
+  /** Legacy XRs publish only these connection details when the XRD lists any. */
+  connectionSecretKeys?: string[];
 }
 
 function matchesLabels(labels: Record<string, string> | undefined, selector: LabelSelector | undefined): boolean {

@@ -37,6 +37,10 @@ export class StatusDraft {
     return this.conditions.map((c) => c.type);
   }
 
+  get(field: string): unknown {
+    return this.fields[field];
+  }
+
   set(field: string, value: unknown): void {
     this.fields[field] = value;
   }
@@ -46,6 +50,9 @@ export class StatusDraft {
     const keep = {
       effectivePollInterval: this.fields.effectivePollInterval,
       lastHandledReconcileAt: this.fields.lastHandledReconcileAt,
+      // Legacy XRs and claims: when connection details were last published, which conditions the claim shows.
+      connectionDetails: this.fields.connectionDetails,
+      claimConditionTypes: this.fields.claimConditionTypes,
     };
     this.fields = structuredClone(fields);
     for (const [key, value] of Object.entries(keep)) if (value !== undefined) this.fields[key] = value;

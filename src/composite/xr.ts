@@ -32,6 +32,16 @@ export interface Machinery {
   compositionRevisionSelector?: LabelSelector;
   compositionUpdatePolicy?: 'Automatic' | 'Manual';
   resourceRefs?: ResourceRef[];
+  /** Legacy XRs only: where their connection details are published. */
+  writeConnectionSecretToRef?: { name: string; namespace: string };
+}
+
+/** The claim a legacy XR is bound to (spec.claimRef). */
+export interface ClaimRef {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  namespace: string;
 }
 
 export interface Xr extends KubeObject {
@@ -82,4 +92,11 @@ export function isBeingDeleted(xr: Xr): boolean {
 /** "Kind/name" or "Kind/name (namespace)", how events and messages name an object (the breaker's naming). */
 export function describe(object: { kind: string; metadata: { name: string; namespace?: string } }): string {
   return describeSource(object.kind, object.metadata.name, object.metadata.namespace);
+}
+
+/** The claim a legacy XR is bound to, when its spec.claimRef is complete. */
+export function claimOf(xr: Xr): ClaimRef | undefined {
+  const ref = xr.spec?.claimRef as Partial<ClaimRef> | undefined;
+  if (!ref?.apiVersion || !ref.kind || !ref.name || !ref.namespace) return undefined;
+  return ref as ClaimRef;
 }

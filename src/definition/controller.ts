@@ -1,17 +1,9 @@
 import type { Logger } from 'pino';
 import type { CustomResourceDefinition } from '../apis/index.js';
-import {
-  failureMessage,
-  isSubset,
-  StatusDraft,
-  type Condition,
-  type XrdDefaults,
-  type XrType,
-} from '../composite/index.js';
+import { isSubset, StatusDraft, type Condition, type XrdDefaults, type XrType } from '../composite/index.js';
 import {
   CONTENT_TYPE,
   getIfExists,
-  isConflict,
   isEstablished,
   isNotFound,
   removeFinalizerPatch,
@@ -19,15 +11,17 @@ import {
   type KubeClient,
 } from '../kube/index.js';
 import type { Metrics } from '../metrics/index.js';
-import { ReconcileQueue, type ReconcileResult } from '../queue/index.js';
-import { objectKey, type InformerLease, type InformerRegistry } from '../watch/index.js';
+import type { ReconcileQueue, ReconcileResult } from '../queue/index.js';
+import type { InformerLease, InformerRegistry } from '../watch/index.js';
 import {
   AGGREGATE_TO_COMPOSITOR_LABEL,
   applyCompositeRole,
   compositeRoleName,
   missingCompositeRights,
 } from './rbac.js';
+import { claimCrdName, claimNamesOf, renderClaimCrd } from './claimRender.js';
 import { renderXrCrd } from './render.js';
+import { watchXrds, xrdQueue } from './xrdQueue.js';
 import { validateXrd } from './validate.js';
 import { referenceableVersion, xrdScope, type CompositeResourceDefinition } from './xrd.js';
 
@@ -58,6 +52,12 @@ export interface CompositeFactoryInput {
   stale: () => boolean;
 }
 
+export interface ClaimFactoryInput {
+  name: string;
+  claimType: { apiVersion: string; kind: string };
+  xrType: XrType & { group: string };
+}
+
 export interface DefinitionControllerOptions {
   client: KubeClient;
   informers: InformerRegistry;
@@ -66,6 +66,8 @@ export interface DefinitionControllerOptions {
   logger: Logger;
   maxReconcileRate: number;
   newComposite: (input: CompositeFactoryInput) => RunningComposite;
+  /** Builds the claim controller of an XRD that offers claims (spec.claimNames); without it claims are not served. */
+  newClaim?: (input: ClaimFactoryInput) => RunningComposite;
   /** How long a stopping composite controller may finish in-flight reconciles. */
   stopDeadlineMs?: number;
   /** --manage-composite-rbac: grant compositor its rights on each XR kind through an aggregated ClusterRole. */
@@ -75,6 +77,8 @@ export interface DefinitionControllerOptions {
 
 interface Running {
   controller: RunningComposite;
+  /** The claim controller, once the claim CRD is established (XRDs with spec.claimNames). */
+  claim?: RunningComposite;
   /** The XRD generation the controller was started for; a change restarts it. */
   generation: number | undefined;
   xrd: CompositeResourceDefinition;
@@ -103,16 +107,13 @@ export class DefinitionController {
 
   constructor(private readonly options: DefinitionControllerOptions) {
     this.now = options.now ?? (() => new Date());
-    this.queue = new ReconcileQueue({
+    this.queue = xrdQueue({
       name: CONTROLLER_NAME,
       metrics: options.metrics,
+      logger: options.logger,
       workers: 2,
       ratePerSecond: options.maxReconcileRate,
-      isConflict,
       reconcile: (key) => this.reconcile(key),
-      onError: (key, err) => {
-        options.logger.warn({ controller: CONTROLLER_NAME, xrd: key, err: failureMessage(err) }, 'reconcile failed');
-      },
     });
   }
 
@@ -122,17 +123,12 @@ export class DefinitionController {
   }
 
   async start(): Promise<void> {
-    this.lease = await this.options.informers.acquire(XRD.apiVersion, XRD.kind);
-    this.lease.informer.events$.subscribe((event) => {
-      this.queue.add(objectKey(event.object));
-    });
-    await this.lease.informer.waitForSync();
-    for (const key of this.lease.informer.store.keys()) this.queue.add(key);
-    this.queue.start();
+    this.lease = await watchXrds(this.options.informers, this.queue);
   }
 
   async stop(deadlineMs: number): Promise<void> {
     await this.queue.shutdown(deadlineMs);
+    await Promise.all([...this.running.values()].map(async (r) => r.claim?.stop(deadlineMs)));
     await Promise.all([...this.running.values()].map((r) => r.controller.stop(deadlineMs)));
     this.running.clear();
     await this.lease?.release();
@@ -172,10 +168,50 @@ export class DefinitionController {
     if (!(await this.rightsGranted(key, xrd, status))) return { requeueAfterMs: RIGHTS_RECHECK_MS };
     const xrType = typeOf(xrd);
     await this.ensureComposite(key, xrd);
-    status.set('controllers', { compositeResourceType: { apiVersion: xrType.apiVersion, kind: xrType.kind } });
+    const controllers: Record<string, unknown> = {
+      compositeResourceType: { apiVersion: xrType.apiVersion, kind: xrType.kind },
+    };
     status.setCondition({ type: 'Established', status: 'True', reason: 'WatchingCompositeResource' });
+    const offered = await this.offerClaims(key, xrd, status);
+    if (offered) controllers.compositeResourceClaimType = offered;
+    status.set('controllers', controllers);
     await this.writeStatus(xrd, status);
-    return {};
+    return offered === false ? { requeueAfterMs: RECHECK_MS } : {};
+  }
+
+  /**
+   * For an XRD with spec.claimNames: applies the claim CRD, and once it is Established runs the claim controller
+   * and marks the XRD Offered. Returns the claim type when offered, false while waiting, undefined without claims.
+   */
+  private async offerClaims(
+    key: string,
+    xrd: XrdObject,
+    status: StatusDraft,
+  ): Promise<{ apiVersion: string; kind: string } | false | undefined> {
+    const names = claimNamesOf(xrd);
+    const running = this.running.get(key);
+    if (!names || !this.options.newClaim || !running) return undefined;
+    const applied = await this.applyCrd(xrd, renderClaimCrd(xrd, names));
+    if (!applied) return false;
+    if (!isEstablished(applied)) {
+      status.setCondition({
+        type: 'Offered',
+        status: 'False',
+        reason: 'WaitingForCompositeResourceClaim',
+        message: 'waiting for composite resource claim CustomResourceDefinition to be established',
+      });
+      return false;
+    }
+    const xrType = typeOf(xrd);
+    const claimType = { apiVersion: `${xrd.spec.group}/${referenceableVersion(xrd)?.name ?? ''}`, kind: names.kind };
+    if (!running.claim) {
+      const claim = this.options.newClaim({ name: `claim/${names.plural}.${xrd.spec.group}`, claimType, xrType });
+      await claim.start();
+      running.claim = claim;
+      this.options.logger.info({ controller: claim.name }, 'started claim controller');
+    }
+    status.setCondition({ type: 'Offered', status: 'True', reason: 'WatchingCompositeResourceClaim' });
+    return claimType;
   }
 
   /**
@@ -246,6 +282,7 @@ export class DefinitionController {
     const running = this.running.get(key);
     if (!running) return;
     this.running.delete(key);
+    await running.claim?.stop(this.options.stopDeadlineMs ?? 30_000);
     await running.controller.stop(this.options.stopDeadlineMs ?? 30_000);
     this.options.metrics.engine.controllersStopped.inc({ controller: running.controller.name });
     this.options.logger.info({ controller: running.controller.name }, 'stopped composite controller');
@@ -256,23 +293,16 @@ export class DefinitionController {
     const { client } = this.options;
     status.setCondition({ type: 'Established', status: 'False', reason: 'TerminatingCompositeResource' });
     await this.writeStatus(xrd, status).catch(() => undefined);
+    if (await this.claimsRemain(xrd)) return { requeueAfterMs: DELETION_RECHECK_MS };
     const crd = await this.getCrd(xrd.metadata.name);
     if (crd && controlledBy(crd, xrd)) {
       const xrType = typeOf(xrd);
-      const plural = `/apis/${xrType.apiVersion}/${xrd.spec.names.plural}`;
-      const list = await client.request<{ items?: XrdObject[] }>('GET', plural).catch((err: unknown) => {
-        if (isNotFound(err)) return { items: [] };
-        throw err;
-      });
-      const items = list.items ?? [];
-      if (items.length > 0) {
-        for (const xr of items.filter((i) => !i.metadata.deletionTimestamp)) {
-          const ns = (xr.metadata as { namespace?: string }).namespace;
-          const path = `/apis/${xrType.apiVersion}${ns ? `/namespaces/${ns}` : ''}/${xrd.spec.names.plural}/${xr.metadata.name}`;
-          await client.request('DELETE', path).catch((err: unknown) => {
-            if (!isNotFound(err)) throw err;
-          });
-        }
+      const plural = xrd.spec.names.plural;
+      const remaining = await this.deleteAll(
+        `/apis/${xrType.apiVersion}/${plural}`,
+        (ns, name) => `/apis/${xrType.apiVersion}${ns ? `/namespaces/${ns}` : ''}/${plural}/${name}`,
+      );
+      if (remaining > 0) {
         this.event(xrd, 'Normal', 'TerminateComposite', 'waiting for defined composite resources to be deleted');
         return { requeueAfterMs: DELETION_RECHECK_MS };
       }
@@ -290,6 +320,54 @@ export class DefinitionController {
     await this.stopComposite(xrd.metadata.name);
     await this.removeFinalizer(xrd);
     return {};
+  }
+
+  /**
+   * Deletes the XRD's claims before anything else (their controller must still run to delete their XRs), then
+   * stops the claim controller and deletes the claim CRD. True while claims remain.
+   */
+  private async claimsRemain(xrd: XrdObject): Promise<boolean> {
+    const names = claimNamesOf(xrd);
+    if (!names) return false;
+    const crdName = claimCrdName(xrd, names);
+    const crd = await this.getCrd(crdName);
+    if (!crd || !controlledBy(crd, xrd)) return false;
+    const version = referenceableVersion(xrd)?.name ?? '';
+    const remaining = await this.deleteAll(
+      `/apis/${xrd.spec.group}/${version}/${names.plural}`,
+      (ns, name) => `/apis/${xrd.spec.group}/${version}/namespaces/${ns ?? ''}/${names.plural}/${name}`,
+    );
+    if (remaining > 0) {
+      this.event(xrd, 'Normal', 'TerminateClaim', 'waiting for composite resource claims to be deleted');
+      return true;
+    }
+    const running = this.running.get(xrd.metadata.name);
+    await running?.claim?.stop(this.options.stopDeadlineMs ?? 30_000);
+    if (running) running.claim = undefined;
+    await this.options.client.request('DELETE', `${CRDS_PATH}/${crdName}`).catch((err: unknown) => {
+      if (!isNotFound(err)) throw err;
+    });
+    return false;
+  }
+
+  /** Deletes every object of a collection not already going; returns how many still exist. */
+  private async deleteAll(
+    collection: string,
+    pathOf: (namespace: string | undefined, name: string) => string,
+  ): Promise<number> {
+    const { client } = this.options;
+    const list = await client.request<{ items?: XrdObject[] }>('GET', collection).catch((err: unknown) => {
+      if (isNotFound(err)) return { items: [] };
+      throw err;
+    });
+    const items = list.items ?? [];
+    for (const item of items.filter((i) => !i.metadata.deletionTimestamp)) {
+      const ns = (item.metadata as { namespace?: string }).namespace;
+      await client.request('DELETE', pathOf(ns, item.metadata.name)).catch((err: unknown) => {
+        if (!isNotFound(err)) throw err;
+      });
+    }
+    return items.length;
   }
 
   private getCrd(name: string): Promise<CustomResourceDefinition | undefined> {
@@ -403,12 +481,14 @@ export function typeOf(xrd: CompositeResourceDefinition): XrType & { group: stri
   };
 }
 
-function defaultsOf(xrd: CompositeResourceDefinition): XrdDefaults {
+/** The composition defaults an XRD sets for its XRs, as the composite reconciler reads them. */
+export function defaultsOf(xrd: CompositeResourceDefinition): XrdDefaults {
   const spec = xrd.spec as CompositeResourceDefinition['spec'] & XrdDefaults;
   return {
     enforcedCompositionRef: spec.enforcedCompositionRef,
     defaultCompositionRef: spec.defaultCompositionRef,
     defaultCompositionRevisionSelector: spec.defaultCompositionRevisionSelector,
+    connectionSecretKeys: spec.connectionSecretKeys,
   };
 }
 

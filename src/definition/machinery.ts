@@ -60,7 +60,7 @@ export const legacySpecFields: Record<string, JsonSchema> = {
   },
 };
 
-const conditions: JsonSchema = {
+export const conditionsSchema: JsonSchema = {
   type: 'array',
   description: 'Conditions of the resource.',
   'x-kubernetes-list-type': 'map',
@@ -81,7 +81,7 @@ const conditions: JsonSchema = {
 
 export function statusFields(legacy: boolean): Record<string, JsonSchema> {
   const fields: Record<string, JsonSchema> = {
-    conditions,
+    conditions: conditionsSchema,
     lastHandledReconcileAt: {
       type: 'string',
       description: 'The last crossplane.io/reconcile-requested-at token that was handled.',

@@ -1,8 +1,24 @@
 // kube: the API server connection. Kubeconfig loading, a raw-JSON client that keeps objects intact (server-side
 // apply included), reachability checks at start and CRD installation.
-export { KubeClient, CONTENT_TYPE, type RequestOptions, type ResponseObserver, type Verb } from './client.js';
+export {
+  KubeClient,
+  CONTENT_TYPE,
+  type KubeClientOptions,
+  type RequestOptions,
+  type ResponseObserver,
+  type Verb,
+} from './client.js';
+export { DEFAULT_REQUEST_TIMEOUT_MS, RequestTimeoutError, type SetTimer } from './requestDeadline.js';
 export { ApiError, isAlreadyExists, isConflict, isNotFound } from './errors.js';
 export { getIfExists } from './getIfExists.js';
+export {
+  CONNECTION_SECRET_TYPE,
+  ForeignSecretError,
+  publishConnectionSecret,
+  readSecretData,
+  type ConnectionSecret,
+  type SecretOwner,
+} from './connectionSecret.js';
 export { removeFinalizerPatch } from './finalizers.js';
 export { KubeconfigError, loadKubeConfig, type KubeconfigSource } from './kubeconfig.js';
 export {

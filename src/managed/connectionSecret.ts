@@ -1,30 +1,13 @@
-import type { OwnerReference } from '../apis/index.js';
 import { describeSource } from '../circuitbreaker/index.js';
-import { getIfExists, type KubeClient } from '../kube/index.js';
+import { ForeignSecretError, publishConnectionSecret, type KubeClient } from '../kube/index.js';
 import type { ConnectionDetails, ManagedResource } from './types.js';
 
-/** The Secret type Crossplane gives connection secrets. */
-export const CONNECTION_SECRET_TYPE = 'connection.crossplane.io/v1alpha1';
-
-interface Secret {
-  apiVersion: 'v1';
-  kind: 'Secret';
-  metadata: {
-    name: string;
-    namespace: string;
-    resourceVersion?: string;
-    ownerReferences?: OwnerReference[];
-    [key: string]: unknown;
-  };
-  type?: string;
-  data?: Record<string, string>;
-}
+export { CONNECTION_SECRET_TYPE } from '../kube/index.js';
 
 /**
- * Writes an MR's connection details to spec.writeConnectionSecretToRef: a Secret of type
- * connection.crossplane.io/v1alpha1 controlled by the MR (so it is garbage-collected with it), in the MR's
- * namespace for a namespaced MR. Publishing is additive, as upstream's: keys are added or changed, never removed.
- * The Secret is read every time (a deleted or edited Secret is repaired) and written only when its data changes.
+ * Writes an MR's connection details to spec.writeConnectionSecretToRef: a Secret controlled by the MR (so it is
+ * garbage-collected with it), in the MR's namespace for a namespaced MR. Additive and written only on change
+ * (publishConnectionSecret).
  */
 export class ConnectionSecretPublisher {
   constructor(private readonly client: KubeClient) {}
@@ -38,30 +21,18 @@ export class ConnectionSecretPublisher {
     if (!namespace) {
       throw new Error(`cannot publish connection details of ${what}: writeConnectionSecretToRef names no namespace`);
     }
-    const path = `/api/v1/namespaces/${namespace}/secrets`;
-    const data = encode(details);
-    const existing = await getIfExists<Secret>(this.client, `${path}/${ref.name}`, signal);
-    if (!existing) {
-      const secret: Secret = {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: { name: ref.name, namespace, ownerReferences: [controllerReference(mr)] },
-        type: CONNECTION_SECRET_TYPE,
-        data,
-      };
-      await this.client.request('POST', path, { body: secret, signal });
-      return true;
-    }
-    const controller = existing.metadata.ownerReferences?.find((o) => o.controller === true);
-    if (controller?.uid !== mr.metadata.uid) {
-      throw new Error(
-        `cannot publish connection details of ${what}: Secret "${namespace}/${ref.name}" exists and is not controlled by it`,
+    try {
+      return await publishConnectionSecret(
+        this.client,
+        { namespace, name: ref.name, owner: mr, data: encode(details) },
+        signal,
       );
+    } catch (err) {
+      if (err instanceof ForeignSecretError) {
+        throw new Error(`cannot publish connection details of ${what}: ${err.message}`, { cause: err });
+      }
+      throw err;
     }
-    const merged = { ...existing.data, ...data };
-    if (Object.entries(merged).every(([key, value]) => existing.data?.[key] === value)) return false;
-    await this.client.request('PUT', `${path}/${ref.name}`, { body: { ...existing, data: merged }, signal });
-    return true;
   }
 }
 
@@ -69,15 +40,4 @@ function encode(details: ConnectionDetails): Record<string, string> {
   const data: Record<string, string> = {};
   for (const [key, value] of Object.entries(details)) data[key] = Buffer.from(value, 'utf8').toString('base64');
   return data;
-}
-
-function controllerReference(mr: ManagedResource): OwnerReference {
-  return {
-    apiVersion: mr.apiVersion,
-    kind: mr.kind,
-    name: mr.metadata.name,
-    uid: mr.metadata.uid ?? '',
-    controller: true,
-    blockOwnerDeletion: true,
-  };
 }

@@ -31,6 +31,8 @@ export interface ManagedControllerOptions<T extends ManagedResource> {
   metrics: Metrics;
   logger: Logger;
   settings: ManagedControllerSettings;
+  /** --shard-index/--shard-count: whether this replica owns an MR; undefined owns every MR. */
+  owns?: (mr: T) => boolean;
   now?: () => Date;
 }
 
@@ -104,11 +106,13 @@ export class ManagedController<T extends ManagedResource = ManagedResource> {
       now: options.now,
     });
     const informer = lease.informer;
+    // Another shard's MRs are another replica's: their events are dropped here, before any state is kept.
+    const owns = options.owns ?? ((): boolean => true);
     this.subscription = informer.events$.subscribe((event) => {
-      this.onEvent(event, !informer.hasSynced);
+      if (owns(event.object)) this.onEvent(event, !informer.hasSynced);
     });
     // A shared informer may have synced before we subscribed; its objects then never arrive as events.
-    if (informer.hasSynced) for (const object of informer.store.list()) this.enqueueInitial(object);
+    if (informer.hasSynced) for (const object of informer.store.list().filter(owns)) this.enqueueInitial(object);
     await informer.waitForSync();
     this.queue.start();
   }

@@ -30,8 +30,17 @@ export interface ManagerOptions {
   /** Bounded retry while waiting for the API server at start. */
   reachability?: { attempts: number; delayMs: number };
   crdTimeoutMs?: number;
-  /** Only the holder of this Lease starts the runnables; undefined runs them at once (--leader-election=false). */
-  leaderElection?: { namespace: string; leaseDurationMs: number; renewDeadlineMs: number; retryPeriodMs: number };
+  /**
+   * Only the holder of this Lease starts the runnables; undefined runs them at once (--leader-election=false). `name`
+   * is the Lease's name: compositor-leader-election by default, compositor-shard-<index> for a shard's replicas.
+   */
+  leaderElection?: {
+    namespace: string;
+    name?: string;
+    leaseDurationMs: number;
+    renewDeadlineMs: number;
+    retryPeriodMs: number;
+  };
 }
 
 /** This process stopped leading (it could not renew the lease); it stopped its controllers and must exit. */

@@ -1,10 +1,12 @@
 import { queueMetrics, type Metrics, type QueueMetrics, type QueueReadings } from '../metrics/index.js';
 import { systemClock, type Clock, type Timer } from './clock.js';
 import { DedupingQueue } from './dedupingQueue.js';
-import { DelayedKeys, type WaitReason } from './delayedKeys.js';
+import { DelayedKeys } from './delayedKeys.js';
+import { FairLine, type FairLineOptions } from './fairLine.js';
 import { DEFAULT_BACKOFF, ItemBackoff, type BackoffOptions } from './itemBackoff.js';
 import { outcomeOfError, outcomeOfResult, type ReconcileOutcome, type Reconciler } from './outcome.js';
-import { fullBucket, reserve, type TokenBucketRate, type TokenBucketState } from './tokenBucket.js';
+import { FifoLine } from './keyLine.js';
+import { fullBucket, takeOrWait, type TokenBucketRate, type TokenBucketState } from './tokenBucket.js';
 
 export interface ReconcileQueueOptions {
   /** The controller name; the `name`/`controller` label of every metric. */
@@ -13,8 +15,13 @@ export interface ReconcileQueueOptions {
   metrics: Metrics;
   /** `--max-concurrent-reconciles`: reconciles in flight at once. */
   workers: number;
-  /** `--max-reconcile-rate`: keys admitted per second, with a burst of ten times that. */
+  /** `--max-reconcile-rate`: reconciles started per second, with a burst of ten times that. */
   ratePerSecond: number;
+  /**
+   * `--fair-queue`: hand out ready keys round-robin by namespace, `weightOf(namespace)` turns each, so one busy
+   * namespace cannot starve the others. Absent: one FIFO line, as client-go's.
+   */
+  fairness?: FairLineOptions;
   /** Errors for which the key is requeued at once, without backoff or onError (API conflicts). */
   isConflict?: (error: unknown) => boolean;
   /** Told about every failed reconcile except conflicts; for logging and events. */
@@ -38,8 +45,11 @@ interface InFlight {
 /**
  * The controller's work queue and worker pool, with client-go semantics: a key is reconciled by one worker at a
  * time, adds coalesce while the key waits, an add during its reconcile makes it run once more afterwards,
- * failures back off per key, and every add, requeues included, passes a global token bucket that delays and
- * never drops. Nothing runs until `start`; adds made before it wait in line.
+ * failures back off per key, and every reconcile, requeues included, passes a global token bucket that delays and
+ * never drops. The bucket is asked when a key is handed to a worker, not when it is added, so it serves keys in
+ * the line's order: with `fairness`, a quiet namespace's key takes the next free token after at most one turn of
+ * each other busy namespace, instead of queueing behind every token a burst reserved before it. Nothing runs
+ * until `start`; adds made before it wait in line.
  *
  * @example
  * const queue = new ReconcileQueue({ name: 'composite/xbuckets.example.org', reconcile, metrics, workers: 10,
@@ -50,7 +60,7 @@ interface InFlight {
  */
 export class ReconcileQueue {
   private readonly clock: Clock;
-  private readonly line = new DedupingQueue();
+  private readonly line: DedupingQueue;
   private readonly delayed: DelayedKeys;
   private readonly backoff: ItemBackoff;
   private readonly rate: TokenBucketRate;
@@ -59,6 +69,8 @@ export class ReconcileQueue {
   private readonly inFlight = new Map<string, InFlight>();
   private readonly metrics: QueueMetrics;
   private untrack: (() => void) | undefined;
+  /** Armed while the bucket is empty and keys wait in line: the moment the next token is earned. */
+  private tokenTimer: Timer | undefined;
   private started = false;
   private stopped = false;
   private drained: (() => void) | undefined;
@@ -69,8 +81,9 @@ export class ReconcileQueue {
     if (!(options.ratePerSecond > 0))
       throw new RangeError(`ratePerSecond must be positive, got ${options.ratePerSecond}`);
     this.clock = options.clock ?? systemClock;
-    this.delayed = new DelayedKeys(this.clock, (key, reason) => {
-      this.onDue(key, reason);
+    this.line = new DedupingQueue(options.fairness ? new FairLine(options.fairness) : new FifoLine());
+    this.delayed = new DelayedKeys(this.clock, (key) => {
+      this.add(key);
     });
     this.backoff = new ItemBackoff(options.backoff ?? DEFAULT_BACKOFF);
     this.rate = { perSecond: options.ratePerSecond, burst: options.ratePerSecond * 10 };
@@ -91,10 +104,10 @@ export class ReconcileQueue {
   /** Asks for `key` to be reconciled. Coalesces with a pending request for the same key. */
   add(key: string): void {
     if (this.stopped) return;
-    if (this.line.isDirty(key) || this.delayed.has(key, 'admit')) return;
-    const waitMs = reserve(this.bucket, this.rate, this.clock.now());
-    if (waitMs <= 0) this.admit(key);
-    else this.delayed.schedule(key, this.clock.now() + waitMs, 'admit');
+    if (!this.line.add(key)) return;
+    this.metrics.adds.inc();
+    if (!this.addedAt.has(key)) this.addedAt.set(key, this.clock.now());
+    this.pump();
   }
 
   /** Adds `key` after `delayMs`; if it is already waiting, the earlier time wins. */
@@ -105,7 +118,7 @@ export class ReconcileQueue {
       return;
     }
     this.metrics.retries.inc();
-    this.delayed.schedule(key, this.clock.now() + delayMs, 'requeue');
+    this.delayed.schedule(key, this.clock.now() + delayMs);
   }
 
   /** Adds `key` after its next backoff delay (1s doubling to 60s by default). */
@@ -143,6 +156,8 @@ export class ReconcileQueue {
     this.stopped = true;
     this.line.clear();
     this.delayed.clear();
+    this.tokenTimer?.cancel();
+    this.tokenTimer = undefined;
     let deadline: Timer | undefined;
     const finished = await new Promise<boolean>((resolve) => {
       if (this.inFlight.size === 0) {
@@ -164,21 +179,18 @@ export class ReconcileQueue {
     return { drained: finished, abandoned };
   }
 
-  private onDue(key: string, reason: WaitReason): void {
-    if (reason === 'admit') this.admit(key);
-    else this.add(key);
-  }
-
-  /** Puts `key` in line; its rate-limiter slot is already paid for. */
-  private admit(key: string): void {
-    if (!this.line.add(key)) return;
-    this.metrics.adds.inc();
-    if (!this.addedAt.has(key)) this.addedAt.set(key, this.clock.now());
-    this.pump();
-  }
-
+  /** Hands keys to free workers while the bucket has tokens; when it runs dry, comes back as the next one is earned. */
   private pump(): void {
-    while (this.started && !this.stopped && this.inFlight.size < this.options.workers) {
+    while (this.started && !this.stopped && this.inFlight.size < this.options.workers && this.line.length > 0) {
+      if (this.tokenTimer) return;
+      const waitMs = takeOrWait(this.bucket, this.rate, this.clock.now());
+      if (waitMs > 0) {
+        this.tokenTimer = this.clock.setTimer(() => {
+          this.tokenTimer = undefined;
+          this.pump();
+        }, waitMs);
+        return;
+      }
       const key = this.line.get();
       if (key === undefined) return;
       void this.run(key);

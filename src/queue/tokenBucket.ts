@@ -48,3 +48,24 @@ export function reserve(bucket: TokenBucketState, rate: TokenBucketRate, nowMs: 
   if (bucket.tokens >= 0) return 0;
   return (-bucket.tokens * 1000) / rate.perSecond;
 }
+
+/**
+ * Tolerance for float drift: a wait computed as (1 - tokens) / rate, slept exactly, must find its token, so a
+ * shortfall smaller than this counts as a whole token.
+ */
+const EPSILON = 1e-9;
+
+/**
+ * Takes one token and returns 0 if one is there (refilling first); otherwise takes nothing and returns how long
+ * (ms) until one will be. Unlike `reserve` nothing is promised: the caller asks again when the time comes, so
+ * whoever asks then gets the token. The work queue meters dispatches with this, so the order of its line, not the
+ * order of adds, decides who is served first.
+ */
+export function takeOrWait(bucket: TokenBucketState, rate: TokenBucketRate, nowMs: number): number {
+  refill(bucket, rate, nowMs);
+  if (bucket.tokens >= 1 - EPSILON) {
+    bucket.tokens -= 1;
+    return 0;
+  }
+  return ((1 - bucket.tokens) * 1000) / rate.perSecond;
+}

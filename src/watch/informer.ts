@@ -2,10 +2,11 @@ import { Subject, type Observable } from 'rxjs';
 import type { Logger } from 'pino';
 import type { KubeObject } from '../kube/index.js';
 import { objectKey, resourceVersionOf, type WatchEvent } from './events.js';
-import type { ListerWatcher, RawEventType } from './listerWatcher.js';
+import type { ListerWatcher, RawEventType, WatchHandle } from './listerWatcher.js';
 import { ObjectStore } from './store.js';
 import { backoffDelay, realTimers, type Backoff, type InformerTimers } from './timers.js';
 import { trimForCache } from './trim.js';
+import { SHORT_WATCH_MS, SilenceWatchdog, silenceLimitMs, watchTimeoutSeconds } from './watchDeadline.js';
 
 export interface InformerOptions<T extends KubeObject> {
   /** "apiVersion/kind", for logs. */
@@ -16,19 +17,27 @@ export interface InformerOptions<T extends KubeObject> {
   syncIntervalMs: number;
   backoff?: Backoff;
   timers?: InformerTimers;
+  /**
+   * A watch that delivers nothing for this long is aborted and rewatched. Default: its own timeoutSeconds plus
+   * WATCH_GRACE_MS, the earliest moment silence proves the connection dead (see watchDeadline.ts).
+   */
+  silenceTimeoutMs?: number;
 }
 
-/** Why one watch ended, which decides whether the informer rewatches, relists, or backs off. */
+/**
+ * Why one watch ended, which decides whether the informer rewatches, relists, or backs off. A close is healthy
+ * when the watch delivered something or lasted past SHORT_WATCH_MS: idle watches end without a single event.
+ */
 type WatchEnd =
-  { kind: 'closed'; sawEvents: boolean } | { kind: 'silent' } | { kind: 'gone' } | { kind: 'failed'; error: unknown };
+  { kind: 'closed'; healthy: boolean } | { kind: 'silent' } | { kind: 'gone' } | { kind: 'failed'; error: unknown };
 
 const DEFAULT_BACKOFF: Backoff = { baseMs: 500, capMs: 30_000 };
 
 /**
  * A list-then-watch cache of one kind, supervised: a 410 Gone relists at once; any other failure (an error status,
- * a dropped connection, a watch silent past its timeout) relists and rewatches after capped, jittered backoff; a
- * clean close rewatches from the last resourceVersion. Events go out on one hot Observable; a subscriber that
- * throws does not end it (RxJS reports the error, see logSubscriberErrors).
+ * a dropped connection) relists and rewatches after capped, jittered backoff; a clean close, or a watch silent past
+ * its deadline (a connection that died without a word), rewatches from the last resourceVersion. Events go out on
+ * one hot Observable; a subscriber that throws does not end it (RxJS reports the error, see logSubscriberErrors).
  */
 export class Informer<T extends KubeObject = KubeObject> {
   readonly store = new ObjectStore<T>();
@@ -41,7 +50,6 @@ export class Informer<T extends KubeObject = KubeObject> {
   private syncedResolve: () => void = () => undefined;
   private readonly syncedPromise = new Promise<void>((resolve) => (this.syncedResolve = resolve));
   private synced = false;
-  private currentWatch: { stop(): void } | undefined;
   /** How many times the informer listed, for tests and diagnostics. */
   relists = 0;
 
@@ -82,7 +90,6 @@ export class Informer<T extends KubeObject = KubeObject> {
     if (this.isStopped()) return;
     this.abort.abort();
     this.stopResync();
-    this.currentWatch?.stop();
     this.syncedResolve();
     await this.loop;
     this.store.clear();
@@ -113,7 +120,7 @@ export class Informer<T extends KubeObject = KubeObject> {
           continue;
         }
         // A server that closes watches at once would otherwise be hammered in a tight loop.
-        failures = end.sawEvents ? 0 : failures + 1;
+        failures = end.healthy ? 0 : failures + 1;
         if (failures > 1) await this.timers.sleep(this.delay(failures - 1), this.abort.signal);
       } catch (err) {
         if (this.isStopped()) return;
@@ -160,35 +167,69 @@ export class Informer<T extends KubeObject = KubeObject> {
     }
   }
 
+  /**
+   * One watch, until the server ends it, it fails, its silence deadline passes or the informer stops. Resolves
+   * without waiting for the transport to confirm an abort: a dead connection may never confirm anything.
+   */
   private watchOnce(resourceVersion: string): Promise<WatchEnd> {
+    const timeoutSeconds = watchTimeoutSeconds(() => this.timers.random());
+    const silenceMs = this.options.silenceTimeoutMs ?? silenceLimitMs(timeoutSeconds);
     return new Promise<WatchEnd>((resolve) => {
+      const openedAt = this.timers.now();
       let sawEvents = false;
+      let handle: WatchHandle | undefined;
       let end: WatchEnd | undefined;
+      const signal = this.abort.signal;
       const finish = (result: WatchEnd): void => {
-        end ??= result;
-        this.currentWatch?.stop();
+        if (end) return;
+        end = result;
+        watchdog.stop();
+        signal.removeEventListener('abort', onStop);
+        handle?.stop();
+        resolve(result);
       };
+      const onStop = (): void => {
+        finish({ kind: 'closed', healthy: true });
+      };
+      const watchdog = new SilenceWatchdog(silenceMs, this.timers, () => {
+        finish({ kind: 'silent' });
+      });
+      if (signal.aborted) {
+        onStop();
+        return;
+      }
+      signal.addEventListener('abort', onStop, { once: true });
+      watchdog.start();
       this.options.listerWatcher
-        .watch(resourceVersion, {
-          onEvent: (type, object) => {
-            if (end) return;
-            sawEvents = true;
-            const outcome = this.apply(type, object);
-            if (outcome) finish(outcome);
+        .watch(
+          resourceVersion,
+          {
+            onEvent: (type, object) => {
+              if (end) return;
+              sawEvents = true;
+              watchdog.activity();
+              const outcome = this.apply(type, object);
+              if (outcome) finish(outcome);
+            },
+            onDone: (err: unknown) => {
+              const healthy = sawEvents || this.timers.now() - openedAt >= SHORT_WATCH_MS;
+              finish(err === null ? { kind: 'closed', healthy } : classify(err));
+            },
           },
-          onDone: (err: unknown) => {
-            this.currentWatch = undefined;
-            resolve(end ?? (err === null ? { kind: 'closed', sawEvents } : classify(err)));
-          },
-        })
+          { timeoutSeconds },
+        )
         .then(
-          (handle) => {
-            // The stream may already have ended, or the informer stopped while the request was being set up.
-            if (end !== undefined || this.isStopped()) handle.stop();
-            else this.currentWatch = handle;
+          (opened) => {
+            // The watch may have ended (deadline passed while connecting, informer stopped) before it opened.
+            if (end) {
+              opened.stop();
+              return;
+            }
+            handle = opened;
+            watchdog.activity();
           },
           (err: unknown) => {
-            resolve({ kind: 'failed', error: err });
+            finish({ kind: 'failed', error: err });
           },
         );
     });

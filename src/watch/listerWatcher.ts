@@ -1,5 +1,6 @@
 import { Watch, type KubeConfig } from '@kubernetes/client-node';
 import type { KubeClient, KubeObject, ResourceInfo } from '../kube/index.js';
+import { silenceLimitMs, WATCH_TIMEOUT_SECONDS, watchTimeoutSeconds } from './watchDeadline.js';
 
 export interface ListResult<T extends KubeObject> {
   items: T[];
@@ -19,27 +20,35 @@ export interface WatchHandle {
   stop(): void;
 }
 
+export interface WatchOptions {
+  /**
+   * Asks the server to end the watch after this long. The informer chooses it, because its silence deadline is
+   * derived from it; a lister-watcher given none picks one in WATCH_TIMEOUT_SECONDS.
+   */
+  timeoutSeconds?: number;
+}
+
 /**
  * The two API calls an informer makes. The informer owns all supervision (relist, backoff, watchdog); this layer
  * only talks to the server, so tests can wrap it to force server behaviour such as a stale resourceVersion.
  */
 export interface ListerWatcher<T extends KubeObject = KubeObject> {
   list(signal: AbortSignal): Promise<ListResult<T>>;
-  watch(resourceVersion: string, callbacks: WatchCallbacks): Promise<WatchHandle>;
+  watch(resourceVersion: string, callbacks: WatchCallbacks, options?: WatchOptions): Promise<WatchHandle>;
 }
 
 export interface KubeListerWatcherOptions {
   apiVersion: string;
   kind: string;
   resource: ResourceInfo;
-  /** A watch that delivers nothing (not even a bookmark) for this long is considered dead and restarted. */
-  silenceTimeoutMs: number;
+  /**
+   * client-node's own inactivity timer. The informer's silence deadline is what normally ends a dead watch; this
+   * is the backstop for a request that never got its response headers, which the informer cannot abort (client-node
+   * hands out the abort handle only after the headers). Default: the silence limit of the longest watch timeout.
+   */
+  silenceTimeoutMs?: number;
   pageSize?: number;
 }
-
-// The API server ends each watch after timeoutSeconds; spreading it avoids every informer reconnecting together.
-const MIN_WATCH_SECONDS = 300;
-const MAX_WATCH_SECONDS = 600;
 
 /** Lists with pagination through compositor's raw-JSON client and watches through client-node's Watch. */
 export class KubeListerWatcher<T extends KubeObject = KubeObject> implements ListerWatcher<T> {
@@ -53,9 +62,11 @@ export class KubeListerWatcher<T extends KubeObject = KubeObject> implements Lis
   ) {
     this.path = `${options.resource.groupVersionPath}/${options.resource.plural}`;
     this.watcher = new Watch(kubeConfig);
-    // client-node's inactivity timer (30 s, not configurable through its API) is exactly a silence watchdog; it
-    // must outlast the API server's one-minute bookmark cadence or every quiet watch reconnects twice a minute.
-    Object.assign(this.watcher, { requestTimeoutMs: options.silenceTimeoutMs });
+    // client-node's inactivity timer (30 s, not configurable through its API) must not end a healthy idle watch
+    // before the server does: an idle watch delivers nothing until its timeoutSeconds (see watchDeadline.ts).
+    Object.assign(this.watcher, {
+      requestTimeoutMs: options.silenceTimeoutMs ?? silenceLimitMs(WATCH_TIMEOUT_SECONDS.max),
+    });
   }
 
   async list(signal: AbortSignal): Promise<ListResult<T>> {
@@ -77,8 +88,8 @@ export class KubeListerWatcher<T extends KubeObject = KubeObject> implements Lis
     return { items, resourceVersion };
   }
 
-  async watch(resourceVersion: string, callbacks: WatchCallbacks): Promise<WatchHandle> {
-    const timeoutSeconds = MIN_WATCH_SECONDS + Math.floor(Math.random() * (MAX_WATCH_SECONDS - MIN_WATCH_SECONDS));
+  async watch(resourceVersion: string, callbacks: WatchCallbacks, options: WatchOptions = {}): Promise<WatchHandle> {
+    const timeoutSeconds = options.timeoutSeconds ?? watchTimeoutSeconds(Math.random);
     const controller = await this.watcher.watch(
       this.path,
       { resourceVersion, allowWatchBookmarks: true, timeoutSeconds },

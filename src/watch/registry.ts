@@ -12,7 +12,10 @@ export interface InformerRegistryOptions {
   discovery: Discovery;
   logger: Logger;
   syncIntervalMs: number;
-  /** Restart a watch that delivers nothing for this long; above the API server's one-minute bookmark cadence. */
+  /**
+   * Restart a watch that delivers nothing for this long. Default: each watch's own timeoutSeconds (10-20 s) plus a
+   * 3 s grace, so a silently dropped connection is replaced within ~23 s (see watchDeadline.ts).
+   */
   watchSilenceTimeoutMs?: number;
   timers?: InformerTimers;
   /** Wraps the lister-watcher of each kind, so tests can force server behaviour (a stale resourceVersion). */
@@ -38,8 +41,6 @@ interface Entry {
   refs: number;
   started: Promise<{ informer: Informer; resource: ResourceInfo }>;
 }
-
-const DEFAULT_SILENCE_TIMEOUT_MS = 90_000;
 
 /**
  * Shared informers per apiVersion/kind, reference-counted: the first acquire starts the watch, later ones reuse it,
@@ -108,7 +109,7 @@ export class InformerRegistry {
       apiVersion,
       kind,
       resource,
-      silenceTimeoutMs: this.options.watchSilenceTimeoutMs ?? DEFAULT_SILENCE_TIMEOUT_MS,
+      silenceTimeoutMs: this.options.watchSilenceTimeoutMs,
     });
     const listerWatcher = this.options.wrapListerWatcher?.(base, { apiVersion, kind }) ?? base;
     const informer = new Informer({
@@ -117,6 +118,7 @@ export class InformerRegistry {
       logger: logger.child({ informer: `${apiVersion}/${kind}` }),
       syncIntervalMs: this.options.syncIntervalMs,
       timers: this.options.timers,
+      silenceTimeoutMs: this.options.watchSilenceTimeoutMs,
     });
     informer.start();
     this.options.metrics?.watchesStarted.inc({ type: watchType(apiVersion, kind) });

@@ -1,7 +1,11 @@
 import { setTimeout as sleepFor } from 'node:timers/promises';
+import type { WatchdogClock } from './watchDeadline.js';
 
-/** Time as the informer sees it: injected so its supervision (backoff, resync) is tested without real waits. */
-export interface InformerTimers {
+/**
+ * Time as the informer sees it: injected so its supervision (backoff, resync, the silence deadline of a watch) is
+ * tested without real waits.
+ */
+export interface InformerTimers extends WatchdogClock {
   /** Resolves after ms, or rejects with an AbortError when the signal aborts first. */
   sleep(ms: number, signal: AbortSignal): Promise<void>;
   /** Calls fn every ms until the returned function is called. */
@@ -19,6 +23,14 @@ export const realTimers: InformerTimers = {
     };
   },
   random: Math.random,
+  now: () => performance.now(),
+  after(ms, fn) {
+    const timer = setTimeout(fn, ms);
+    timer.unref();
+    return () => {
+      clearTimeout(timer);
+    };
+  },
 };
 
 export interface Backoff {

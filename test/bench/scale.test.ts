@@ -28,6 +28,7 @@ describe('bench: scale (smoke, 10 XRs)', function () {
       'controller',
       'xrs',
       'composed',
+      'cacheTrim',
       'allReadySeconds',
       'reconcilesPerSecond',
       'apiRequestsByVerb',
@@ -40,6 +41,7 @@ describe('bench: scale (smoke, 10 XRs)', function () {
     );
     expect(result.benchmark).to.equal('scale');
     expect(result.controller).to.equal('compositor');
+    expect(result.cacheTrim).to.equal(true);
     expect(result.latency).to.have.all.keys('samples', 'timedOut', 'p50Ms', 'p95Ms', 'p99Ms', 'maxMs');
     expect(result.restart).to.have.all.keys(
       'windowSeconds',

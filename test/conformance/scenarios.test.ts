@@ -9,10 +9,10 @@ import { runSteps, scenarioBudgetMs } from './scenarios/steps.js';
 
 /** Scenarios compositor cannot run here, each with its reason. Keep this list short and honest. */
 const UNSUPPORTED: Readonly<Record<string, string>> = {
-  'docs-connection-details-pt': 'needs provider-aws-iam (a cloud provider) to produce the AccessKeys it composes',
-  'e2e-legacy-composition': 'needs claims (claimNames) and provider-nop; claims are not implemented yet',
-  'e2e-legacy-propagate-field-removals': 'needs claims (claimNames); claims are not implemented yet',
-  'e2e-legacy-bind-existing-xr': 'needs claims (claimNames); claims are not implemented yet',
+  'docs-connection-details-pt':
+    "needs provider-aws-iam's User and AccessKey (iam.aws.m.upbound.io), which the built-in nop provider does not " +
+    'serve; the same composition with nop NopResources standing in for the AccessKeys runs in ' +
+    'test/integration/connectionDetails.test.ts',
   'ar-example-cel-healthcheck':
     'its expectations are prose only (no expectOutput to compare) and it needs function-go-templating and ' +
     'function-environment-configs; the CEL health check it shows is covered by the auto-ready cel vectors',

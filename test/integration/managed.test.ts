@@ -8,7 +8,9 @@ import {
   LAST_EXTERNAL_RECONCILE_TIMESTAMP_ANNOTATION,
   LAST_EXTERNAL_RECONCILE_VERSION_ANNOTATION,
   MANAGED_FINALIZER,
+  managedControllerName,
   NopExternalSystem,
+  PROVIDER_NOP_API_VERSION,
   type NopParameters,
   type NopResource,
 } from '../../src/managed/index.js';
@@ -24,35 +26,51 @@ import {
   remove,
   type XrObject,
 } from './engine.js';
-import { nopResource, READY_AT_ONCE, startNop, type RunningNop } from './nop.js';
+import { nopResource, providerNopResource, READY_AT_ONCE, startNop, type RunningNop } from './nop.js';
 
 // The managed-resource runtime against a real API server, through the built-in nop provider: the lifecycle, the
 // create-pending protocol, deletion policies, managementPolicies, pause, poll intervals, reconcile requests, the
-// skip rule, and a restart with many settled resources.
+// skip rule, a restart with many settled resources, and provider-nop's cluster-scoped nop.crossplane.io API.
 
 const NAMESPACE = 'managed-test';
+/** Cluster-scoped NopResources of this suite, all named with this prefix (other suites may use the kind too). */
+const CLUSTER_PREFIX = 'managed-test-';
 const RESTART_MRS = Number(process.env.RESTART_MRS ?? 200);
 
 type Stored = NopResource & XrObject;
+
+type Ref = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } };
 
 async function read(client: KubeClient, name: string): Promise<Stored | undefined> {
   return get<Stored>(client, nopResource(NAMESPACE, name, {}));
 }
 
-/** Polls an MR until `check` returns something, and says what the MR looked like on timeout. */
-async function until<T>(
+/** Polls a namespaced NopResource of NAMESPACE until `check` returns something (see untilObject). */
+function until<T>(
   client: KubeClient,
   name: string,
   what: string,
   check: (mr: Stored) => T | undefined,
   timeoutMs = 20_000,
 ): Promise<T> {
+  return untilObject(client, nopResource(NAMESPACE, name, {}), what, check, timeoutMs);
+}
+
+/** Polls an MR of either kind until `check` returns something, and says what the MR looked like on timeout. */
+async function untilObject<T>(
+  client: KubeClient,
+  ref: Ref,
+  what: string,
+  check: (mr: Stored) => T | undefined,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const name = ref.metadata.name;
   let last: unknown;
   try {
     return await eventually(
       `${name}: ${what}`,
       async () => {
-        const mr = await read(client, name);
+        const mr = await get<Stored>(client, ref);
         last = {
           metadata: { annotations: mr?.metadata.annotations, finalizers: mr?.metadata.finalizers },
           status: mr?.status,
@@ -85,6 +103,7 @@ describe('managed resources: the nop provider (integration)', function () {
   after(async () => {
     // Deleted while the provider runs (their finalizers need it), so no NopResource outlives this suite.
     await deleteAll(client, NAMESPACE);
+    await deleteClusterScoped(client, CLUSTER_PREFIX);
     await running.stop();
   });
 
@@ -167,6 +186,68 @@ describe('managed resources: the nop provider (integration)', function () {
     await mergePatch(client, deleting, { spec: { forProvider: { failDelete: null } } });
     await eventually('the MR gone', async () => ((await read(client, name)) === undefined ? true : undefined));
     expect(running.system.get(NopExternalSystem.key(NAMESPACE, name))).to.equal(undefined);
+  });
+
+  it("serves provider-nop's cluster-scoped nop.crossplane.io NopResource: Ready after conditionAfter, Secret, clean delete", async () => {
+    const name = `${CLUSTER_PREFIX}upstream`;
+    const forProvider: NopParameters = {
+      // As Crossplane's e2e compositions ask: Ready False at once, Ready True one second later.
+      conditionAfter: [
+        { time: '0s', conditionType: 'Ready', conditionStatus: 'False' },
+        { time: '1s', conditionType: 'Ready', conditionStatus: 'True' },
+      ],
+      connectionDetails: [{ name: 'password', value: 's3cret' }],
+      fields: { tier: 'gold' },
+    };
+    // A cluster-scoped MR names the Secret's namespace, as provider-nop requires.
+    const spec = { writeConnectionSecretToRef: { name: 'upstream-nop-conn', namespace: NAMESPACE } };
+    const ref = providerNopResource(name, {});
+    const applied = await apply(client, providerNopResource(name, forProvider, { spec }));
+    expect(applied.metadata.namespace, 'cluster-scoped').to.equal(undefined);
+
+    const ready = await untilObject(client, ref, 'Ready True Available, Synced True', (mr) =>
+      is(mr, 'Ready', 'True', 'Available') && is(mr, 'Synced', 'True', 'ReconcileSuccess') ? mr : undefined,
+    );
+    const readyAfterMs =
+      Date.parse(ready.status?.conditions?.find((c) => c.type === 'Ready')?.lastTransitionTime ?? '') -
+      Date.parse(ready.metadata.creationTimestamp ?? '');
+    expect(readyAfterMs, 'Ready True no sooner than conditionAfter says').to.be.at.least(1_000);
+    expect(ready.status?.atProvider).to.deep.equal({ fields: { tier: 'gold' } });
+    expect(ready.metadata.annotations?.[EXTERNAL_NAME_ANNOTATION]).to.equal(name);
+    const withFinalizer = await untilObject(client, ref, 'the managed finalizer', (mr) =>
+      mr.metadata.finalizers?.includes(MANAGED_FINALIZER) ? mr : undefined,
+    );
+    expect(withFinalizer.metadata.finalizers).to.include(MANAGED_FINALIZER);
+    // Its own key in the external system: no namespace, so it never meets a namespaced NopResource of that name.
+    expect(running.system.get(NopExternalSystem.key(undefined, name))?.fields).to.deep.equal({ tier: 'gold' });
+    const controllers = running.provider.started().map((controller) => controller.name);
+    expect(controllers).to.include(managedControllerName('nopresources', PROVIDER_NOP_API_VERSION));
+
+    const secret = await eventually('the connection Secret in the namespace the MR names', () =>
+      get<KubeObject & { data: Record<string, string>; metadata: { ownerReferences: unknown[] } }>(client, {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'upstream-nop-conn', namespace: NAMESPACE },
+      }),
+    );
+    expect(Buffer.from(secret.data.password ?? '', 'base64').toString()).to.equal('s3cret');
+    expect(secret.metadata.ownerReferences).to.deep.include({
+      apiVersion: PROVIDER_NOP_API_VERSION,
+      kind: 'NopResource',
+      name,
+      uid: ready.metadata.uid,
+      controller: true,
+      blockOwnerDeletion: true,
+    });
+
+    // Deleted: the external resource goes first, then the finalizer, then the MR.
+    const deletes = await running.externalCalls('delete');
+    await remove(client, ref);
+    await eventually('the cluster-scoped MR gone', async () =>
+      (await get(client, ref)) === undefined ? true : undefined,
+    );
+    expect(running.system.get(NopExternalSystem.key(undefined, name))).to.equal(undefined);
+    expect(await running.externalCalls('delete')).to.be.greaterThan(deletes);
   });
 
   it('keeps the external object with deletionPolicy Orphan', async () => {
@@ -538,6 +619,25 @@ async function deleteAll(client: KubeClient, namespace: string): Promise<void> {
       throw new Error(`${left} left`);
     },
     { timeoutMs: 120_000, intervalMs: 500 },
+  );
+}
+
+/** Deletes the cluster-scoped nop.crossplane.io NopResources named `prefix...` and waits until they are gone. */
+async function deleteClusterScoped(client: KubeClient, prefix: string): Promise<void> {
+  const path = `/apis/${PROVIDER_NOP_API_VERSION}/nopresources`;
+  const mine = async (): Promise<string[]> =>
+    (await client.request<{ items: Stored[] }>('GET', path)).items
+      .map((mr) => mr.metadata.name)
+      .filter((name) => name.startsWith(prefix));
+  for (const name of await mine()) await remove(client, providerNopResource(name, {}));
+  await eventually(
+    `the cluster-scoped NopResources ${prefix}* gone`,
+    async () => {
+      const left = await mine();
+      if (left.length === 0) return true;
+      throw new Error(`left: ${left.join(', ')}`);
+    },
+    { timeoutMs: 60_000, intervalMs: 500 },
   );
 }
 

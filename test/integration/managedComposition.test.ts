@@ -1,6 +1,12 @@
 import { expect } from 'chai';
 import type { KubeClient, KubeObject } from '../../src/kube/index.js';
-import { NOP_API_VERSION, NOP_KIND, NopExternalSystem, type NopResource } from '../../src/managed/index.js';
+import {
+  NOP_API_VERSION,
+  NOP_KIND,
+  NopExternalSystem,
+  PROVIDER_NOP_API_VERSION,
+  type NopResource,
+} from '../../src/managed/index.js';
 import { controlPlane, eventually } from './harness.js';
 import {
   apply,
@@ -19,7 +25,8 @@ import {
 } from './engine.js';
 
 // The composition engine and the nop provider together (compositor start --enable-nop-provider): an XR composing
-// two NopResources becomes Ready only when both are.
+// two NopResources becomes Ready only when both are; a legacy cluster-scoped XR composing provider-nop's
+// nop.crossplane.io NopResource, as Crossplane's e2e-legacy-composition scenario does, becomes Ready with it.
 
 const NAMESPACE = 'managed-composition';
 
@@ -60,6 +67,41 @@ function nopComposition(api: ReturnType<typeof testApi>): KubeObject {
   };
 }
 
+/**
+ * As upstream's composition-nested.yaml: one nop.crossplane.io NopResource, Ready False at once and Ready True after
+ * 1s, then function-auto-ready.
+ */
+function providerNopComposition(api: ReturnType<typeof testApi>): KubeObject {
+  const conditionAfter = [
+    { conditionType: 'Ready', conditionStatus: 'False', time: '0s' },
+    { conditionType: 'Ready', conditionStatus: 'True', time: '1s' },
+  ];
+  const base = { apiVersion: PROVIDER_NOP_API_VERSION, kind: NOP_KIND, spec: { forProvider: { conditionAfter } } };
+  return {
+    apiVersion: 'apiextensions.crossplane.io/v1',
+    kind: 'Composition',
+    metadata: { name: api.plural },
+    spec: {
+      compositeTypeRef: { apiVersion: api.apiVersion, kind: api.kind },
+      mode: 'Pipeline',
+      pipeline: [
+        {
+          step: 'patch-and-transform',
+          functionRef: { name: PT_FUNCTION },
+          input: {
+            apiVersion: 'pt.fn.crossplane.io/v1beta1',
+            kind: 'Resources',
+            resources: [{ name: 'nop-resource-1', base }],
+          },
+        },
+        { step: 'detect-readiness', functionRef: { name: AUTO_READY_FUNCTION } },
+      ],
+    },
+  };
+}
+
+type LegacyXr = XrObject & { spec?: { resourceRefs?: { apiVersion: string; kind: string; name: string }[] } };
+
 /** What the test saw of the XR and its NopResources, polled together: when each first became Ready. */
 class Seen {
   readonly readyAt = new Map<string, number>();
@@ -98,6 +140,7 @@ function isReady(mr: NopResource): boolean {
 describe('managed resources in a composition (integration)', function () {
   this.timeout(180_000);
   const api = testApi('nopcomposition.compositor.test', 'XNopApp');
+  const legacy = testApi('nopcomposition.compositor.test', 'XLegacyNop', 'LegacyCluster');
   let running: RunningEngine;
   let client: KubeClient;
 
@@ -106,12 +149,17 @@ describe('managed resources in a composition (integration)', function () {
     await ensureNamespace(client, NAMESPACE);
     running = await startEngine({ enableNopProvider: true });
     for (const fn of functions()) await apply(client, fn);
-    await apply(client, xrd(api));
-    await apply(client, nopComposition(api));
-    await eventually(`XRD ${api.plural}.${api.group} Established`, async () => {
-      const stored = await get<XrObject>(client, xrd(api));
-      return condition(stored, 'Established')?.status === 'True' ? true : undefined;
-    });
+    for (const [definition, comp] of [
+      [api, nopComposition(api)],
+      [legacy, providerNopComposition(legacy)],
+    ] as const) {
+      await apply(client, xrd(definition));
+      await apply(client, comp);
+      await eventually(`XRD ${definition.plural}.${definition.group} Established`, async () => {
+        const stored = await get<XrObject>(client, xrd(definition));
+        return condition(stored, 'Established')?.status === 'True' ? true : undefined;
+      });
+    }
   });
 
   after(async () => {
@@ -162,5 +210,50 @@ describe('managed resources in a composition (integration)', function () {
       );
       expect(system?.get(NopExternalSystem.key(NAMESPACE, mr.metadata.name))).to.equal(undefined);
     }
+  });
+  it("composes provider-nop's cluster-scoped NopResource from a legacy XR, which is Ready once it is", async () => {
+    const xr: XrObject = {
+      apiVersion: legacy.apiVersion,
+      kind: legacy.kind,
+      metadata: { name: 'legacy-nop' },
+      spec: {},
+    };
+    await apply(client, xr);
+    let last: unknown;
+    let composed: NopResource;
+    try {
+      composed = await eventually(
+        'the legacy XR Ready with its NopResource',
+        async () => {
+          const stored = await get<LegacyXr>(client, xr);
+          // A legacy (v1, cluster-scoped) XR keeps its references at spec.resourceRefs, as upstream's.
+          const ref = stored?.spec?.resourceRefs?.[0];
+          const mr = ref && (await get<NopResource>(client, { ...ref, metadata: { name: ref.name } }));
+          last = { xr: stored?.status?.conditions, mr: mr?.status?.conditions };
+          return condition(stored, 'Ready')?.status === 'True' ? mr : undefined;
+        },
+        { timeoutMs: 60_000, intervalMs: 100 },
+      );
+    } catch (err) {
+      throw new Error(`${(err as Error).message}\n  last seen: ${JSON.stringify(last)}`, { cause: err });
+    }
+    expect(composed.apiVersion).to.equal(PROVIDER_NOP_API_VERSION);
+    expect(composed.metadata.namespace, 'cluster-scoped').to.equal(undefined);
+    expect(isReady(composed), 'the NopResource Ready when the XR is').to.equal(true);
+    const name = composed.metadata.name;
+    const system = running.engine.nop?.system;
+    expect(system?.get(NopExternalSystem.key(undefined, name))).to.not.equal(undefined);
+
+    await remove(client, xr);
+    await eventually(
+      'the legacy XR and its NopResource gone',
+      async () => {
+        const mrRef = { apiVersion: PROVIDER_NOP_API_VERSION, kind: NOP_KIND, metadata: { name } };
+        const left = (await get(client, xr)) ?? (await get(client, mrRef));
+        return left === undefined ? true : undefined;
+      },
+      { timeoutMs: 60_000 },
+    );
+    expect(system?.get(NopExternalSystem.key(undefined, name))).to.equal(undefined);
   });
 });

@@ -6,6 +6,7 @@ import {
   NOP_KIND,
   NopExternalSystem,
   NopProvider,
+  PROVIDER_NOP_API_VERSION,
   type ManagedControllerSettings,
   type NopParameters,
   type NopResource,
@@ -25,7 +26,7 @@ export interface RunningNop {
   stop(): Promise<void>;
   /** external_calls_total{provider="nop"} so far, of one operation or all. */
   externalCalls(operation?: string): Promise<number>;
-  /** controller_runtime_reconcile_total of the NopResource controller so far. */
+  /** controller_runtime_reconcile_total of the NopResource controllers (both kinds) so far. */
   reconciles(): Promise<number>;
 }
 
@@ -85,7 +86,10 @@ export async function startNop(
         'external_calls_total',
         (l) => l.provider === 'nop' && (operation === undefined || l.operation === operation),
       ),
-    reconciles: () => sum('controller_runtime_reconcile_total', (l) => l.controller === provider.controller.name),
+    reconciles: () => {
+      const names = new Set(provider.controllers.map((controller) => controller.name));
+      return sum('controller_runtime_reconcile_total', (l) => names.has(String(l.controller)));
+    },
   };
 }
 
@@ -99,6 +103,20 @@ export function nopResource(
     apiVersion: NOP_API_VERSION,
     kind: NOP_KIND,
     metadata: { name, namespace, ...(extra.annotations ? { annotations: extra.annotations } : {}) },
+    spec: { forProvider, ...extra.spec },
+  };
+}
+
+/** A NopResource of Crossplane's provider-nop API (nop.crossplane.io): cluster-scoped, so no namespace. */
+export function providerNopResource(
+  name: string,
+  forProvider: NopParameters,
+  extra: { spec?: Record<string, unknown> } = {},
+): NopResource & KubeObject {
+  return {
+    apiVersion: PROVIDER_NOP_API_VERSION,
+    kind: NOP_KIND,
+    metadata: { name },
     spec: { forProvider, ...extra.spec },
   };
 }

@@ -96,6 +96,22 @@ async function pollGaps(client: KubeClient, xrRef: XrObject): Promise<number[]> 
   return gaps;
 }
 
+/** Resolves once compositor has made no API write for `windowMs`; fails after `timeoutMs` saying how many it made. */
+async function quiet(running: RunningEngine, windowMs: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = await running.writes();
+  let since = Date.now();
+  while (Date.now() - since < windowMs) {
+    if (Date.now() > deadline) throw new Error(`compositor kept writing: ${last} writes so far`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const now = await running.writes();
+    if (now !== last) {
+      last = now;
+      since = Date.now();
+    }
+  }
+}
+
 describe('steady state and restarts', function () {
   this.timeout(600_000);
   let client: KubeClient;
@@ -112,8 +128,9 @@ describe('steady state and restarts', function () {
       await installApi(client, api);
       await createMany(client, api.apiVersion, api.kind, 100, 'steady');
       await allReady(client, api.plural, api.group, 100, 120_000);
-      // Let the last status writes and their echoes land.
-      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      // Let the last status writes and their echoes land: wait for 5 s without a write (on a busy machine the
+      // last requeues after convergence can take longer than a fixed pause).
+      await quiet(running, 5_000, 60_000);
       const before = await running.writes();
       const reconcilesBefore = await running.reconciles(api.controller);
       await new Promise((resolve) => setTimeout(resolve, 120_000));

@@ -11,8 +11,10 @@ export interface NopExternalObject {
 
 /**
  * The nop provider's "external system": resources in memory, keyed by "<namespace>/<external name>" (each
- * namespace is like an account of its own). It lives as long as the provider object, so tests can restart the
- * controller against the same system, look at what it holds, or change it behind compositor's back (drift).
+ * namespace is like an account of its own), and cluster-scoped NopResources (nop.crossplane.io) by
+ * "/<external name>", so the two kinds never share an external resource. It lives as long as the provider object,
+ * so tests can restart the controller against the same system, look at what it holds, or change it behind
+ * compositor's back (drift).
  */
 export class NopExternalSystem {
   private readonly objects = new Map<string, NopExternalObject>();

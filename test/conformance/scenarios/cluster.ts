@@ -52,8 +52,17 @@ export class ScenarioCluster {
     }
   }
 
-  /** Applies a scenario object as a user would; Functions that are not built in are pointed at the test process. */
-  async apply(object: KubeObject): Promise<KubeObject> {
+  /**
+   * Applies a scenario object as a user would; Functions that are not built in are pointed at the test process.
+   * provider-nop is compositor's built-in nop provider here (started with the cluster), so its Provider object is
+   * not applied; any other Provider cannot be served and fails the scenario clearly.
+   */
+  async apply(object: KubeObject): Promise<KubeObject | undefined> {
+    if (object.kind === 'Provider') {
+      const pkg = (object as { spec?: { package?: string } }).spec?.package ?? '';
+      if (pkg.includes('/provider-nop:')) return undefined;
+      throw new Error(`scenario needs provider ${pkg}, which compositor's scenario cluster cannot run`);
+    }
     const applied = await this.applyObject(this.prepare(object));
     if (object.kind === 'CompositeResourceDefinition') {
       for (const grant of compositeRights(object)) await this.applyObject(grant);
@@ -118,6 +127,7 @@ export class ScenarioCluster {
         'start',
         `--kubeconfig=${kubeconfig}`,
         '--function-insecure',
+        '--enable-nop-provider',
         '--metrics-bind-address=0',
         `--health-probe-bind-address=${probes}`,
       ],

@@ -2,6 +2,7 @@
 // description of the state, which the runner prints when the deadline passes. An expectation of a shape not known
 // here fails with its keys named, so a new kind in the corpus is never silently passed.
 import { isDeepStrictEqual } from 'node:util';
+import { parseDuration } from '../../../src/apis/index.js';
 import { findValue } from '../../../src/functions/builtin/fieldpath.js';
 import { isNotFound, type KubeObject } from '../../../src/kube/index.js';
 import type { ScenarioCluster } from './cluster.js';
@@ -153,12 +154,66 @@ function absentCheck(kind: string, name: string, ctx: ExpectContext): Check {
   };
 }
 
+/** The XR a claim (the object of a scenario file) is bound to, through its spec.resourceRef. */
+async function compositeOfClaim(ctx: ExpectContext, file: string): Promise<KubeObject | undefined> {
+  const claim = await getObject(ctx, targetObject(ctx.scenario, file));
+  const ref = (claim?.spec as { resourceRef?: { apiVersion: string; kind: string; name: string } } | undefined)
+    ?.resourceRef;
+  if (!ref) return undefined;
+  return getObject(ctx, { apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name } });
+}
+
+/** An object named by kind, name and (optional) namespace in the expectation itself. */
+async function namedObject(ctx: ExpectContext, e: Expectation): Promise<KubeObject | undefined> {
+  const kind = String(e.kind);
+  const info = await ctx.cluster.kinds.resolveKind(kind);
+  const namespace = typeof e.namespace === 'string' ? e.namespace : undefined;
+  return getObject(ctx, { apiVersion: info.apiVersion, kind, metadata: { name: String(e.name), namespace } });
+}
+
+/**
+ * Neither a claim nor its XR changes (resourceVersion) for the given duration: a settled claim costs no writes.
+ * Met once the duration has passed without a change; a change is remembered, so the check then fails at its deadline.
+ */
+function unchangedCheck(e: Expectation, ctx: ExpectContext): Check {
+  const claimFile = Object.values(ctx.scenario.steps ?? [])
+    .flatMap((step) => step.apply ?? [])
+    .find((file) => file.startsWith('claim'));
+  if (!claimFile) throw new Error('claimAndCompositeUnchangedFor: the scenario applies no claim');
+  const durationMs = parseDuration(String(e.claimAndCompositeUnchangedFor));
+  let first: string | undefined;
+  let changed: string | undefined;
+  let since = 0;
+  return async () => {
+    const claim = await getObject(ctx, targetObject(ctx.scenario, claimFile));
+    const xr = await compositeOfClaim(ctx, claimFile);
+    const versions = `claim ${String(claim?.metadata.resourceVersion)}, XR ${String(xr?.metadata.resourceVersion)}`;
+    if (first === undefined) {
+      first = versions;
+      since = Date.now();
+    } else if (versions !== first) changed ??= `changed from ${first} to ${versions}`;
+    if (changed) return changed;
+    const left = durationMs - (Date.now() - since);
+    return left <= 0 ? undefined : `unchanged (${versions}) for ${Math.round((Date.now() - since) / 1000)}s`;
+  };
+}
+
+/** Expectations on an object named by kind and name: that it is absent, or one of its fields. */
+function namedCheck(e: Expectation, ctx: ExpectContext): Check {
+  if (e.absent === true && e.field === undefined) return absentCheck(String(e.kind), String(e.name), ctx);
+  if (e.field !== undefined) return fieldCheck(e, () => namedObject(ctx, e), ctx);
+  throw new Error(`unsupported expectation ${show(Object.keys(e))}`);
+}
+
 /** The check of one expectation; throws for a shape this runner does not know. */
 export function checkOf(e: Expectation, ctx: ExpectContext): Check {
   if (e.list !== undefined) return listCheck(e, ctx);
-  if (typeof e.kind === 'string' && typeof e.name === 'string' && e.absent === true) {
-    return absentCheck(e.kind, e.name, ctx);
+  if (e.claimAndCompositeUnchangedFor !== undefined) return unchangedCheck(e, ctx);
+  if (typeof e.compositeOf === 'string' && e.field !== undefined) {
+    const file = e.compositeOf;
+    return fieldCheck(e, () => compositeOfClaim(ctx, file), ctx);
   }
+  if (typeof e.kind === 'string' && typeof e.name === 'string') return namedCheck(e, ctx);
   if (e.composed !== undefined && e.field !== undefined) {
     const { apiVersion, kind } = e.composed as { apiVersion: string; kind: string };
     return fieldCheck(e, async () => (await composedOf(ctx, apiVersion, kind))[0], ctx);

@@ -38,16 +38,20 @@ export function baseIdentity(): KubeObject[] {
         { apiGroups: ['apps'], resources: ['deployments'], verbs: ALL },
         { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ALL },
         { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ALL },
+        // The built-in nop provider (--enable-nop-provider) stands in for provider-nop.
+        { apiGroups: ['nop.crossplane.io', 'nop.compositor.crossplane.io'], resources: ['*'], verbs: ALL },
       ],
     },
     bindingTo('compositor'),
   ];
 }
 
-/** Rights on the XR kind an XRD defines (and its status and finalizers), bound to compositor. */
+/** Rights on the XR kind an XRD defines, and its claim kind (with status and finalizers), bound to compositor. */
 export function compositeRights(xrd: KubeObject): KubeObject[] {
-  const spec = (xrd as { spec?: { group?: string; names?: { plural?: string } } }).spec ?? {};
+  const spec =
+    (xrd as { spec?: { group?: string; names?: { plural?: string }; claimNames?: { plural?: string } } }).spec ?? {};
   const plural = spec.names?.plural ?? '';
+  const plurals = [plural, ...(spec.claimNames?.plural ? [spec.claimNames.plural] : [])];
   const role = `compositor:composite:${plural}.${spec.group ?? ''}`;
   return [
     {
@@ -57,7 +61,7 @@ export function compositeRights(xrd: KubeObject): KubeObject[] {
       rules: [
         {
           apiGroups: [spec.group ?? ''],
-          resources: [plural, `${plural}/status`, `${plural}/finalizers`],
+          resources: plurals.flatMap((p) => [p, `${p}/status`, `${p}/finalizers`]),
           verbs: ALL,
         },
       ],

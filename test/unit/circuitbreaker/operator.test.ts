@@ -122,6 +122,15 @@ describe('circuitbreaker/circuitBreaker operator', () => {
     expect(await events(metrics, 'Allowed')).to.equal(0);
   });
 
+  it('an echo of a nested XR of the same kind still reaches the XR composing it (its news, not its own write)', () => {
+    const { scheduler, breaker, ownWrites } = setup();
+    ownWrites.record(composed('5'));
+    scheduler.run(({ cold, expectObservable }) => {
+      const source = cold('a b |', { a: event('update', '5'), b: event('update', '5', { echoMatters: true }) });
+      expectObservable(source.pipe(circuitBreaker({ breaker, ownWrites, scheduler }))).toBe('- k |', { k: XR });
+    });
+  });
+
   it('an update that is not an echo costs 2 tokens even when we wrote the same object before', () => {
     const { scheduler, breaker, ownWrites } = setup({ burst: 3 });
     ownWrites.record(composed('5'));

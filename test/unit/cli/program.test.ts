@@ -57,6 +57,8 @@ describe('cli/program', () => {
       syncIntervalMs: 3_600_000,
       maxReconcileRate: 10,
       maxConcurrentReconciles: 10,
+      fairQueue: true,
+      maxConcurrentApplies: 8,
       enableRealtimeCompositions: true,
       circuitBreakerBurst: 100,
       circuitBreakerRefillRate: 1,
@@ -67,6 +69,8 @@ describe('cli/program', () => {
       leaderElectionLeaseDurationMs: 60_000,
       leaderElectionRenewDeadlineMs: 50_000,
       leaderElectionRetryPeriodMs: 10_000,
+      shardIndex: 0,
+      shardCount: 1,
       functionTimeoutMs: 60_000,
       functionInsecure: false,
       functionTlsDir: '/tls/client',
@@ -95,6 +99,8 @@ describe('cli/program', () => {
       args: ['--max-reconcile-rate=50', '--max-concurrent-reconciles=4'],
       want: { maxReconcileRate: 50, maxConcurrentReconciles: 4 },
     },
+    '--max-concurrent-applies': { args: ['--max-concurrent-applies=1'], want: { maxConcurrentApplies: 1 } },
+    '--fair-queue=false falls back to one FIFO queue': { args: ['--fair-queue=false'], want: { fairQueue: false } },
     '--enable-realtime-compositions=false': {
       args: ['--enable-realtime-compositions=false'],
       want: { enableRealtimeCompositions: false },
@@ -130,6 +136,14 @@ describe('cli/program', () => {
       },
     },
     '--leader-election=true': { args: ['--leader-election=true'], want: { leaderElection: true } },
+    '--shard-index and --shard-count': {
+      args: ['--shard-index=3', '--shard-count=4'],
+      want: { shardIndex: 3, shardCount: 4 },
+    },
+    '--shard-index=0 of one shard (no sharding)': {
+      args: ['--shard-index=0', '--shard-count=1'],
+      want: { shardIndex: 0, shardCount: 1 },
+    },
     '--function-timeout': { args: ['--function-timeout=15s'], want: { functionTimeoutMs: 15_000 } },
     '--function-insecure': { args: ['--function-insecure'], want: { functionInsecure: true } },
     '--function-tls-dir': { args: ['--function-tls-dir=/certs'], want: { functionTlsDir: '/certs' } },
@@ -204,9 +218,24 @@ describe('cli/program', () => {
       flag: '--max-concurrent-reconciles',
       form: 'greater than 0',
     },
+    'zero concurrent applies': {
+      args: ['--max-concurrent-applies=0'],
+      flag: '--max-concurrent-applies',
+      form: 'greater than 0',
+    },
+    'a fractional number of concurrent applies': {
+      args: ['--max-concurrent-applies=2.5'],
+      flag: '--max-concurrent-applies',
+      form: 'whole number',
+    },
     'a boolean that is not one': {
       args: ['--leader-election=maybe'],
       flag: '--leader-election',
+      form: 'true or false',
+    },
+    'a fair queue that is neither on nor off': {
+      args: ['--fair-queue=fifo'],
+      flag: '--fair-queue',
       form: 'true or false',
     },
     'an address without a port': {
@@ -242,6 +271,19 @@ describe('cli/program', () => {
       flag: '--leader-election-renew-deadline',
       form: 'several renewal attempts',
     },
+    'a shard index not below the shard count': {
+      args: ['--shard-index=2', '--shard-count=2'],
+      flag: '--shard-index',
+      form: 'an index from 0 to 1',
+    },
+    'a shard index without --shard-count (one shard)': {
+      args: ['--shard-index=1'],
+      flag: '--shard-count',
+      form: 'an index from 0 to 0',
+    },
+    'a negative shard index': { args: ['--shard-index=-1'], flag: '--shard-index', form: '0 or more' },
+    'a shard count of zero': { args: ['--shard-count=0'], flag: '--shard-count', form: 'greater than 0' },
+    'a fractional shard count': { args: ['--shard-count=1.5'], flag: '--shard-count', form: 'whole number' },
     'a positional argument': { args: ['now'], flag: 'start', form: 'too many arguments' },
   };
   for (const [name, { args, flag, form }] of Object.entries(rejected)) {
@@ -299,7 +341,9 @@ describe('cli/program', () => {
     const ok = await run(['dev', '--poll-interval=10s', '--examples', 'elsewhere']);
     expect(ok.code).to.equal(0);
     expect(ok.dev?.config.pollIntervalMs).to.equal(10_000);
-    expect(ok.dev?.examplesDir).to.equal('elsewhere');
+    expect(ok.dev?.examplesDirs).to.deep.equal(['elsewhere']);
+    const defaults = await run(['dev']);
+    expect(defaults.dev?.examplesDirs).to.deep.equal(['examples', 'examples/legacy']);
     const bad = await run(['dev', '--kubeconfig=/tmp/kc']);
     expect(bad.code).to.equal(2);
   });

@@ -3,6 +3,7 @@ import { createMetrics, type Metrics } from '../../../src/metrics/index.js';
 import {
   ManualClock,
   ReconcileQueue,
+  type FairLineOptions,
   type ReconcileQueueOptions,
   type ReconcileResult,
 } from '../../../src/queue/index.js';
@@ -73,7 +74,7 @@ interface Harness {
   errors: string[];
 }
 
-function harness(
+function baseHarness(
   clock: ManualClock,
   reconcile: ReconcileQueueOptions['reconcile'],
   overrides: Partial<ReconcileQueueOptions> = {},
@@ -94,266 +95,279 @@ function harness(
   return { clock, metrics, queue, errors };
 }
 
-describe('queue/ReconcileQueue', () => {
-  it('coalesces adds of a waiting key into one reconcile, and counts one add', async () => {
-    const clock = new ManualClock();
-    const r = new ManualReconciler(clock);
-    const { queue, metrics } = harness(clock, r.reconcile, {});
-    for (let i = 0; i < 5; i++) queue.add('ns/a');
-    queue.add('ns/b');
-    queue.start();
-    await settle();
-    expect(r.keys()).to.deep.equal(['ns/a', 'ns/b']);
-    expect(await metricValue(metrics.registry, 'workqueue_adds_total', { name: NAME })).to.equal(2);
-    // Every result series exists from the start, at 0, so rate() queries work before the first failure.
-    const labels = { controller: NAME, result: 'requeue_after' };
-    expect(await metricValue(metrics.registry, 'controller_runtime_reconcile_total', labels)).to.equal(0);
-  });
+// Every client-go semantic holds in both orders: FIFO, and round-robin by namespace (--fair-queue).
+const MODES: Record<string, FairLineOptions | undefined> = { fifo: undefined, fair: {} };
 
-  it('never reconciles one key twice at once, and an add during a reconcile runs it exactly once more', async () => {
-    const clock = new ManualClock();
-    const r = new ManualReconciler(clock);
-    const { queue } = harness(clock, r.reconcile, { workers: 4 });
-    queue.start();
-    queue.add('ns/a');
-    await settle();
-    queue.add('ns/a');
-    queue.add('ns/a');
-    queue.add('ns/a');
-    await settle();
-    expect(r.calls).to.have.length(1);
-    r.finish('ns/a');
-    await settle();
-    expect(r.calls).to.have.length(2);
-    r.finish('ns/a');
-    await settle();
-    expect(r.calls).to.have.length(2);
-    expect(r.maxActivePerKey).to.equal(1);
-  });
+for (const [mode, fairness] of Object.entries(MODES)) {
+  describe(`queue/ReconcileQueue (${mode})`, () => {
+    const harness = (
+      clock: ManualClock,
+      reconcile: ReconcileQueueOptions['reconcile'],
+      overrides: Partial<ReconcileQueueOptions> = {},
+    ): Harness => baseHarness(clock, reconcile, { fairness, ...overrides });
 
-  it('runs at most `workers` reconciles at once, in the order keys were added', async () => {
-    const clock = new ManualClock();
-    const r = new ManualReconciler(clock);
-    const { queue } = harness(clock, r.reconcile, { workers: 2 });
-    queue.start();
-    for (const k of ['a', 'b', 'c', 'd']) queue.add(k);
-    await settle();
-    expect(r.keys()).to.deep.equal(['a', 'b']);
-    r.finish('b');
-    await settle();
-    expect(r.keys()).to.deep.equal(['a', 'b', 'c']);
-    expect(r.active).to.equal(2);
-  });
-
-  it('backs a failing key off 1s, 2s, 4s ... and a success resets it', async () => {
-    const clock = new ManualClock();
-    const attempts: number[] = [];
-    let failing = true;
-    const { queue, errors, metrics } = harness(clock, () => {
-      attempts.push(clock.now());
-      return failing ? Promise.reject(new Error('boom')) : Promise.resolve({});
+    it('coalesces adds of a waiting key into one reconcile, and counts one add', async () => {
+      const clock = new ManualClock();
+      const r = new ManualReconciler(clock);
+      const { queue, metrics } = harness(clock, r.reconcile, {});
+      for (let i = 0; i < 5; i++) queue.add('ns/a');
+      queue.add('ns/b');
+      queue.start();
+      await settle();
+      expect(r.keys()).to.deep.equal(['ns/a', 'ns/b']);
+      expect(await metricValue(metrics.registry, 'workqueue_adds_total', { name: NAME })).to.equal(2);
+      // Every result series exists from the start, at 0, so rate() queries work before the first failure.
+      const labels = { controller: NAME, result: 'requeue_after' };
+      expect(await metricValue(metrics.registry, 'controller_runtime_reconcile_total', labels)).to.equal(0);
     });
-    queue.start();
-    queue.add('ns/a');
-    await advance(clock, 16_000);
-    expect(attempts).to.deep.equal([0, 1_000, 3_000, 7_000, 15_000]);
-    expect(queue.numRequeues('ns/a')).to.equal(5);
-    failing = false;
-    await advance(clock, 16_000);
-    expect(attempts).to.have.length(6);
-    expect(queue.numRequeues('ns/a')).to.equal(0);
-    failing = true;
-    queue.add('ns/a');
-    await advance(clock, 1_000);
-    // The success at 31s reset the backoff: a new failure waits the base 1s again, not 32s.
-    expect(attempts.slice(5)).to.deep.equal([31_000, 32_000, 33_000]);
-    expect(errors).to.have.length(7);
-    expect(await metricValue(metrics.registry, 'controller_runtime_reconcile_total', { result: 'error' })).to.equal(7);
-    expect(await metricValue(metrics.registry, 'controller_runtime_reconcile_total', { result: 'success' })).to.equal(
-      1,
-    );
-    expect(await metricValue(metrics.registry, 'workqueue_retries_total', { name: NAME })).to.equal(7);
-  });
 
-  it('caps the backoff at 60s', async () => {
-    const clock = new ManualClock();
-    const attempts: number[] = [];
-    const { queue } = harness(clock, () => {
-      attempts.push(clock.now());
-      return Promise.reject(new Error('boom'));
+    it('never reconciles one key twice at once, and an add during a reconcile runs it exactly once more', async () => {
+      const clock = new ManualClock();
+      const r = new ManualReconciler(clock);
+      const { queue } = harness(clock, r.reconcile, { workers: 4 });
+      queue.start();
+      queue.add('ns/a');
+      await settle();
+      queue.add('ns/a');
+      queue.add('ns/a');
+      queue.add('ns/a');
+      await settle();
+      expect(r.calls).to.have.length(1);
+      r.finish('ns/a');
+      await settle();
+      expect(r.calls).to.have.length(2);
+      r.finish('ns/a');
+      await settle();
+      expect(r.calls).to.have.length(2);
+      expect(r.maxActivePerKey).to.equal(1);
     });
-    queue.start();
-    queue.add('ns/a');
-    await advance(clock, 400_000, 1_000);
-    const gaps = attempts.slice(1).map((t, i) => t - (attempts[i] ?? 0));
-    expect(gaps).to.deep.equal([1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000, 60_000, 60_000, 60_000]);
-  });
 
-  it('requeues a conflict at once, without backoff or an error report', async () => {
-    const clock = new ManualClock();
-    const r = new ManualReconciler(clock);
-    const { queue, errors, metrics } = harness(clock, r.reconcile, {});
-    queue.start();
-    queue.add('ns/a');
-    await settle();
-    r.fail('ns/a', new ConflictError('stale'));
-    await settle();
-    expect(r.calls.map((c) => c.at)).to.deep.equal([0, 0]);
-    expect(errors).to.deep.equal([]);
-    expect(queue.numRequeues('ns/a')).to.equal(0);
-    expect(await metricValue(metrics.registry, 'controller_runtime_reconcile_total', { result: 'requeue' })).to.equal(
-      1,
-    );
-  });
+    it('runs at most `workers` reconciles at once, in the order keys were added', async () => {
+      const clock = new ManualClock();
+      const r = new ManualReconciler(clock);
+      const { queue } = harness(clock, r.reconcile, { workers: 2 });
+      queue.start();
+      for (const k of ['a', 'b', 'c', 'd']) queue.add(k);
+      await settle();
+      expect(r.keys()).to.deep.equal(['a', 'b']);
+      r.finish('b');
+      await settle();
+      expect(r.keys()).to.deep.equal(['a', 'b', 'c']);
+      expect(r.active).to.equal(2);
+    });
 
-  it('honours requeueAfterMs, and the earliest of several delayed adds wins', async () => {
-    const clock = new ManualClock();
-    const r = new ManualReconciler(clock);
-    const { queue, metrics } = harness(clock, r.reconcile, {});
-    queue.start();
-    queue.add('ns/a');
-    await settle();
-    r.finish('ns/a', { requeueAfterMs: 5_000 });
-    await settle();
-    queue.addAfter('ns/b', 10_000);
-    queue.addAfter('ns/b', 2_000);
-    queue.addAfter('ns/b', 8_000);
-    await advance(clock, 6_000);
-    expect(r.calls).to.deep.equal([
-      { key: 'ns/a', at: 0 },
-      { key: 'ns/b', at: 2_000 },
-      { key: 'ns/a', at: 5_000 },
-    ]);
-    r.finish('ns/b');
-    r.finish('ns/a');
-    await advance(clock, 10_000);
-    expect(r.calls).to.have.length(3);
-    expect(
-      await metricValue(metrics.registry, 'controller_runtime_reconcile_total', { result: 'requeue_after' }),
-    ).to.equal(1);
-  });
+    it('backs a failing key off 1s, 2s, 4s ... and a success resets it', async () => {
+      const clock = new ManualClock();
+      const attempts: number[] = [];
+      let failing = true;
+      const { queue, errors, metrics } = harness(clock, () => {
+        attempts.push(clock.now());
+        return failing ? Promise.reject(new Error('boom')) : Promise.resolve({});
+      });
+      queue.start();
+      queue.add('ns/a');
+      await advance(clock, 16_000);
+      expect(attempts).to.deep.equal([0, 1_000, 3_000, 7_000, 15_000]);
+      expect(queue.numRequeues('ns/a')).to.equal(5);
+      failing = false;
+      await advance(clock, 16_000);
+      expect(attempts).to.have.length(6);
+      expect(queue.numRequeues('ns/a')).to.equal(0);
+      failing = true;
+      queue.add('ns/a');
+      await advance(clock, 1_000);
+      // The success at 31s reset the backoff: a new failure waits the base 1s again, not 32s.
+      expect(attempts.slice(5)).to.deep.equal([31_000, 32_000, 33_000]);
+      expect(errors).to.have.length(7);
+      expect(await metricValue(metrics.registry, 'controller_runtime_reconcile_total', { result: 'error' })).to.equal(
+        7,
+      );
+      expect(await metricValue(metrics.registry, 'controller_runtime_reconcile_total', { result: 'success' })).to.equal(
+        1,
+      );
+      expect(await metricValue(metrics.registry, 'workqueue_retries_total', { name: NAME })).to.equal(7);
+    });
 
-  it('admits at most 10N keys at once and N per second after, over a simulated minute, delaying not dropping', async () => {
-    const clock = new ManualClock();
-    const started: number[] = [];
-    const { queue, metrics } = harness(
-      clock,
-      () => {
-        started.push(clock.now());
-        return Promise.resolve({});
-      },
-      { workers: 1_000, ratePerSecond: 10 },
-    );
-    queue.start();
-    for (let i = 0; i < 1_000; i++) queue.add(`ns/k${i}`);
-    await settle();
-    expect(started).to.have.length(100);
-    await advance(clock, 60_000);
-    // 100 from the burst, then one every 100ms: at 0.1s, 0.2s ... 60.0s.
-    expect(started).to.have.length(700);
-    expect(started.filter((t) => t > 0 && t <= 1_000)).to.have.length(10);
-    await advance(clock, 30_000, 1_000);
-    expect(started).to.have.length(1_000);
-    expect(await metricValue(metrics.registry, 'workqueue_adds_total', { name: NAME })).to.equal(1_000);
-  });
+    it('caps the backoff at 60s', async () => {
+      const clock = new ManualClock();
+      const attempts: number[] = [];
+      const { queue } = harness(clock, () => {
+        attempts.push(clock.now());
+        return Promise.reject(new Error('boom'));
+      });
+      queue.start();
+      queue.add('ns/a');
+      await advance(clock, 400_000, 1_000);
+      const gaps = attempts.slice(1).map((t, i) => t - (attempts[i] ?? 0));
+      expect(gaps).to.deep.equal([1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000, 60_000, 60_000, 60_000]);
+    });
 
-  it('rate-limits requeues too', async () => {
-    const clock = new ManualClock();
-    const started: number[] = [];
-    const { queue } = harness(
-      clock,
-      () => {
-        started.push(clock.now());
-        return Promise.resolve({ requeueAfterMs: 1_000 });
-      },
-      { workers: 1_000, ratePerSecond: 1 },
-    );
-    queue.start();
-    for (let i = 0; i < 10; i++) queue.add(`ns/k${i}`);
-    await settle();
-    expect(started).to.have.length(10);
-    // All ten ask to come back after 1s, but the bucket is empty: they come back one per second.
-    await advance(clock, 5_000);
-    expect(started.filter((t) => t > 0)).to.deep.equal([1_000, 2_000, 3_000, 4_000, 5_000]);
-  });
+    it('requeues a conflict at once, without backoff or an error report', async () => {
+      const clock = new ManualClock();
+      const r = new ManualReconciler(clock);
+      const { queue, errors, metrics } = harness(clock, r.reconcile, {});
+      queue.start();
+      queue.add('ns/a');
+      await settle();
+      r.fail('ns/a', new ConflictError('stale'));
+      await settle();
+      expect(r.calls.map((c) => c.at)).to.deep.equal([0, 0]);
+      expect(errors).to.deep.equal([]);
+      expect(queue.numRequeues('ns/a')).to.equal(0);
+      expect(await metricValue(metrics.registry, 'controller_runtime_reconcile_total', { result: 'requeue' })).to.equal(
+        1,
+      );
+    });
 
-  it('reports depth, queue and work durations, and in-flight work at scrape time', async () => {
-    const clock = new ManualClock();
-    const r = new ManualReconciler(clock);
-    const { queue, metrics } = harness(clock, r.reconcile, { workers: 1 });
-    queue.add('ns/a');
-    queue.add('ns/b');
-    queue.add('ns/c');
-    expect(await metricValue(metrics.registry, 'workqueue_depth', { name: NAME })).to.equal(undefined);
-    clock.advance(2_000);
-    queue.start();
-    await settle();
-    clock.advance(3_000);
-    const reg = metrics.registry;
-    expect(await metricValue(reg, 'workqueue_depth', { name: NAME })).to.equal(2);
-    expect(await metricValue(reg, 'workqueue_unfinished_work_seconds', { name: NAME })).to.equal(3);
-    expect(await metricValue(reg, 'workqueue_longest_running_processor_seconds', { name: NAME })).to.equal(3);
-    r.finish('ns/a');
-    await settle();
-    expect(await histogramCount(reg, 'workqueue_queue_duration_seconds', { name: NAME })).to.equal(2);
-    expect(await histogramCount(reg, 'workqueue_work_duration_seconds', { name: NAME })).to.equal(1);
-    expect(await histogramCount(reg, 'controller_runtime_reconcile_time_seconds', { controller: NAME })).to.equal(1);
-    expect(await metricValue(reg, 'workqueue_depth', { name: NAME })).to.equal(1);
-  });
+    it('honours requeueAfterMs, and the earliest of several delayed adds wins', async () => {
+      const clock = new ManualClock();
+      const r = new ManualReconciler(clock);
+      const { queue, metrics } = harness(clock, r.reconcile, {});
+      queue.start();
+      queue.add('ns/a');
+      await settle();
+      r.finish('ns/a', { requeueAfterMs: 5_000 });
+      await settle();
+      queue.addAfter('ns/b', 10_000);
+      queue.addAfter('ns/b', 2_000);
+      queue.addAfter('ns/b', 8_000);
+      await advance(clock, 6_000);
+      expect(r.calls).to.deep.equal([
+        { key: 'ns/a', at: 0 },
+        { key: 'ns/b', at: 2_000 },
+        { key: 'ns/a', at: 5_000 },
+      ]);
+      r.finish('ns/b');
+      r.finish('ns/a');
+      await advance(clock, 10_000);
+      expect(r.calls).to.have.length(3);
+      expect(
+        await metricValue(metrics.registry, 'controller_runtime_reconcile_total', { result: 'requeue_after' }),
+      ).to.equal(1);
+    });
 
-  it('shutdown stops taking work and resolves when in-flight reconciles finish', async () => {
-    const clock = new ManualClock();
-    const r = new ManualReconciler(clock);
-    const { queue } = harness(clock, r.reconcile, { workers: 1 });
-    queue.start();
-    queue.add('ns/a');
-    queue.add('ns/b');
-    queue.addAfter('ns/c', 1_000);
-    await settle();
-    let result: unknown;
-    const done = queue.shutdown(30_000).then((x) => (result = x));
-    queue.add('ns/d');
-    await settle();
-    expect(result).to.equal(undefined);
-    r.finish('ns/a', { requeueAfterMs: 10 });
-    await done;
-    expect(result).to.deep.equal({ drained: true, abandoned: [] });
-    await advance(clock, 5_000);
-    expect(r.keys()).to.deep.equal(['ns/a']);
-    expect(clock.pendingTimers()).to.equal(0);
-  });
+    it('admits at most 10N keys at once and N per second after, over a simulated minute, delaying not dropping', async () => {
+      const clock = new ManualClock();
+      const started: number[] = [];
+      const { queue, metrics } = harness(
+        clock,
+        () => {
+          started.push(clock.now());
+          return Promise.resolve({});
+        },
+        { workers: 1_000, ratePerSecond: 10 },
+      );
+      queue.start();
+      for (let i = 0; i < 1_000; i++) queue.add(`ns/k${i}`);
+      await settle();
+      expect(started).to.have.length(100);
+      await advance(clock, 60_000);
+      // 100 from the burst, then one every 100ms: at 0.1s, 0.2s ... 60.0s.
+      expect(started).to.have.length(700);
+      expect(started.filter((t) => t > 0 && t <= 1_000)).to.have.length(10);
+      await advance(clock, 30_000, 1_000);
+      expect(started).to.have.length(1_000);
+      expect(await metricValue(metrics.registry, 'workqueue_adds_total', { name: NAME })).to.equal(1_000);
+    });
 
-  it('shutdown gives up at the deadline and aborts what is still running', async () => {
-    const clock = new ManualClock();
-    const r = new ManualReconciler(clock);
-    const { queue, metrics } = harness(clock, r.reconcile, { workers: 2 });
-    queue.start();
-    queue.add('ns/a');
-    queue.add('ns/b');
-    await settle();
-    r.finish('ns/b');
-    await settle();
-    const done = queue.shutdown(30_000);
-    await advance(clock, 29_000, 1_000);
-    expect(r.signals[0]?.aborted).to.be.false;
-    clock.advance(1_000);
-    expect(await done).to.deep.equal({ drained: false, abandoned: ['ns/a'] });
-    expect(r.signals[0]?.aborted).to.be.true;
-    expect(await metricValue(metrics.registry, 'workqueue_depth', { name: NAME })).to.equal(undefined);
-  });
+    it('rate-limits requeues too', async () => {
+      const clock = new ManualClock();
+      const started: number[] = [];
+      const { queue } = harness(
+        clock,
+        () => {
+          started.push(clock.now());
+          return Promise.resolve({ requeueAfterMs: 1_000 });
+        },
+        { workers: 1_000, ratePerSecond: 1 },
+      );
+      queue.start();
+      for (let i = 0; i < 10; i++) queue.add(`ns/k${i}`);
+      await settle();
+      expect(started).to.have.length(10);
+      // All ten ask to come back after 1s, but the bucket is empty: they come back one per second.
+      await advance(clock, 5_000);
+      expect(started.filter((t) => t > 0)).to.deep.equal([1_000, 2_000, 3_000, 4_000, 5_000]);
+    });
 
-  it('refuses a pool without workers or a rate limit without rate', () => {
-    const metrics = createMetrics({ processMetrics: false });
-    const base = { name: NAME, metrics, reconcile: () => Promise.resolve({}) };
-    expect(() => new ReconcileQueue({ ...base, workers: 0, ratePerSecond: 10 })).to.throw(RangeError);
-    expect(() => new ReconcileQueue({ ...base, workers: 1, ratePerSecond: 0 })).to.throw(RangeError);
-  });
+    it('reports depth, queue and work durations, and in-flight work at scrape time', async () => {
+      const clock = new ManualClock();
+      const r = new ManualReconciler(clock);
+      const { queue, metrics } = harness(clock, r.reconcile, { workers: 1 });
+      queue.add('ns/a');
+      queue.add('ns/b');
+      queue.add('ns/c');
+      expect(await metricValue(metrics.registry, 'workqueue_depth', { name: NAME })).to.equal(undefined);
+      clock.advance(2_000);
+      queue.start();
+      await settle();
+      clock.advance(3_000);
+      const reg = metrics.registry;
+      expect(await metricValue(reg, 'workqueue_depth', { name: NAME })).to.equal(2);
+      expect(await metricValue(reg, 'workqueue_unfinished_work_seconds', { name: NAME })).to.equal(3);
+      expect(await metricValue(reg, 'workqueue_longest_running_processor_seconds', { name: NAME })).to.equal(3);
+      r.finish('ns/a');
+      await settle();
+      expect(await histogramCount(reg, 'workqueue_queue_duration_seconds', { name: NAME })).to.equal(2);
+      expect(await histogramCount(reg, 'workqueue_work_duration_seconds', { name: NAME })).to.equal(1);
+      expect(await histogramCount(reg, 'controller_runtime_reconcile_time_seconds', { controller: NAME })).to.equal(1);
+      expect(await metricValue(reg, 'workqueue_depth', { name: NAME })).to.equal(1);
+    });
 
-  it('shutdown with nothing in flight resolves at once, and repeated calls share the result', async () => {
-    const { queue } = harness(new ManualClock(), () => Promise.resolve({}));
-    queue.start();
-    const first = queue.shutdown(1_000);
-    expect(queue.shutdown(5)).to.equal(first);
-    expect(await first).to.deep.equal({ drained: true, abandoned: [] });
+    it('shutdown stops taking work and resolves when in-flight reconciles finish', async () => {
+      const clock = new ManualClock();
+      const r = new ManualReconciler(clock);
+      const { queue } = harness(clock, r.reconcile, { workers: 1 });
+      queue.start();
+      queue.add('ns/a');
+      queue.add('ns/b');
+      queue.addAfter('ns/c', 1_000);
+      await settle();
+      let result: unknown;
+      const done = queue.shutdown(30_000).then((x) => (result = x));
+      queue.add('ns/d');
+      await settle();
+      expect(result).to.equal(undefined);
+      r.finish('ns/a', { requeueAfterMs: 10 });
+      await done;
+      expect(result).to.deep.equal({ drained: true, abandoned: [] });
+      await advance(clock, 5_000);
+      expect(r.keys()).to.deep.equal(['ns/a']);
+      expect(clock.pendingTimers()).to.equal(0);
+    });
+
+    it('shutdown gives up at the deadline and aborts what is still running', async () => {
+      const clock = new ManualClock();
+      const r = new ManualReconciler(clock);
+      const { queue, metrics } = harness(clock, r.reconcile, { workers: 2 });
+      queue.start();
+      queue.add('ns/a');
+      queue.add('ns/b');
+      await settle();
+      r.finish('ns/b');
+      await settle();
+      const done = queue.shutdown(30_000);
+      await advance(clock, 29_000, 1_000);
+      expect(r.signals[0]?.aborted).to.be.false;
+      clock.advance(1_000);
+      expect(await done).to.deep.equal({ drained: false, abandoned: ['ns/a'] });
+      expect(r.signals[0]?.aborted).to.be.true;
+      expect(await metricValue(metrics.registry, 'workqueue_depth', { name: NAME })).to.equal(undefined);
+    });
+
+    it('refuses a pool without workers or a rate limit without rate', () => {
+      const metrics = createMetrics({ processMetrics: false });
+      const base = { name: NAME, metrics, reconcile: () => Promise.resolve({}) };
+      expect(() => new ReconcileQueue({ ...base, workers: 0, ratePerSecond: 10 })).to.throw(RangeError);
+      expect(() => new ReconcileQueue({ ...base, workers: 1, ratePerSecond: 0 })).to.throw(RangeError);
+    });
+
+    it('shutdown with nothing in flight resolves at once, and repeated calls share the result', async () => {
+      const { queue } = harness(new ManualClock(), () => Promise.resolve({}));
+      queue.start();
+      const first = queue.shutdown(1_000);
+      expect(queue.shutdown(5)).to.equal(first);
+      expect(await first).to.deep.equal({ drained: true, abandoned: [] });
+    });
   });
-});
+}

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { fullBucket, refill, reserve, tryTake } from '../../../src/queue/index.js';
+import { fullBucket, refill, reserve, takeOrWait, tryTake } from '../../../src/queue/index.js';
 
 const rate = { perSecond: 2, burst: 10 };
 
@@ -40,5 +40,18 @@ describe('queue/tokenBucket', () => {
     expect(waits.slice(10)).to.deep.equal([500, 1_000, 1_500]);
     // One second later two slots were earned back, so the next reservation waits behind one fewer.
     expect(reserve(bucket, rate, 1_000)).to.equal(1_000);
+  });
+
+  it('takeOrWait takes a token when there is one and otherwise promises nothing, only says when to ask again', () => {
+    const r = { perSecond: 3, burst: 1 };
+    const bucket = fullBucket(r, 0);
+    expect(takeOrWait(bucket, r, 0)).to.equal(0);
+    const waitMs = takeOrWait(bucket, r, 0);
+    expect(waitMs).to.be.closeTo(333.33, 0.01);
+    // Asking again before then takes nothing, so the wait does not grow (unlike reserve).
+    expect(takeOrWait(bucket, r, 100)).to.be.closeTo(233.33, 0.01);
+    // At exactly the promised moment the token is there, float drift notwithstanding; then the bucket is empty.
+    expect(takeOrWait(bucket, r, waitMs)).to.equal(0);
+    expect(takeOrWait(bucket, r, waitMs)).to.be.closeTo(333.33, 0.01);
   });
 });

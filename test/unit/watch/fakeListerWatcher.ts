@@ -1,5 +1,14 @@
 import type { KubeObject } from '../../../src/kube/index.js';
-import type { ListerWatcher, ListResult, WatchCallbacks, WatchHandle } from '../../../src/watch/index.js';
+import type { ListerWatcher, ListResult, WatchCallbacks, WatchHandle, WatchOptions } from '../../../src/watch/index.js';
+
+interface FakeWatch {
+  resourceVersion: string;
+  callbacks: WatchCallbacks;
+  options: WatchOptions | undefined;
+  stopped: boolean;
+  /** Resolves watch() when the watch was opened with `connecting` set: the response headers arrive. */
+  open(): void;
+}
 
 /**
  * A scripted lister-watcher for the informer's supervision logic (unit tier). Tests set what the next list
@@ -9,7 +18,9 @@ export class FakeListerWatcher implements ListerWatcher {
   listResult: ListResult<KubeObject> = { items: [], resourceVersion: '1' };
   listError: Error | undefined = undefined;
   lists = 0;
-  watches: { resourceVersion: string; callbacks: WatchCallbacks; stopped: boolean }[] = [];
+  watches: FakeWatch[] = [];
+  /** While set, watch() does not resolve until the test calls open() on it, as a request awaiting its headers. */
+  connecting = false;
 
   list(): Promise<ListResult<KubeObject>> {
     this.lists++;
@@ -21,10 +32,8 @@ export class FakeListerWatcher implements ListerWatcher {
     return Promise.resolve({ items: [...this.listResult.items], resourceVersion: this.listResult.resourceVersion });
   }
 
-  watch(resourceVersion: string, callbacks: WatchCallbacks): Promise<WatchHandle> {
-    const entry = { resourceVersion, callbacks, stopped: false };
-    this.watches.push(entry);
-    return Promise.resolve({
+  watch(resourceVersion: string, callbacks: WatchCallbacks, options?: WatchOptions): Promise<WatchHandle> {
+    const handle: WatchHandle = {
       stop: () => {
         if (entry.stopped) return;
         entry.stopped = true;
@@ -32,10 +41,20 @@ export class FakeListerWatcher implements ListerWatcher {
         abort.name = 'AbortError';
         callbacks.onDone(abort);
       },
+    };
+    let open: () => void = () => undefined;
+    const opened = new Promise<WatchHandle>((resolve) => {
+      open = () => {
+        resolve(handle);
+      };
     });
+    const entry: FakeWatch = { resourceVersion, callbacks, options, stopped: false, open };
+    this.watches.push(entry);
+    if (!this.connecting) open();
+    return opened;
   }
 
-  get current(): { resourceVersion: string; callbacks: WatchCallbacks; stopped: boolean } {
+  get current(): FakeWatch {
     const last = this.watches.at(-1);
     if (!last) throw new Error('no watch was opened');
     return last;

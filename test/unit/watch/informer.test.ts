@@ -2,10 +2,14 @@ import { expect } from 'chai';
 import pino from 'pino';
 import { Informer, logSubscriberErrors, type InformerTimers, type WatchEvent } from '../../../src/watch/index.js';
 import type { KubeObject } from '../../../src/kube/index.js';
+import { FakeClock } from './fakeClock.js';
 import { configMap, FakeListerWatcher, settle } from './fakeListerWatcher.js';
 
-/** Timers that never wait: sleeps resolve at once and are recorded; resync fires when the test says so. */
-class FakeTimers implements InformerTimers {
+/**
+ * Timers that never wait: sleeps resolve at once and are recorded; resync fires when the test says so; the silence
+ * deadline of a watch runs on a virtual clock that only the test advances.
+ */
+class FakeTimers extends FakeClock implements InformerTimers {
   sleeps: number[] = [];
   tick: (() => void) | undefined;
   sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -149,6 +153,115 @@ describe('watch/Informer supervision', () => {
     await settle();
     expect(timers.sleeps).to.deep.equal([100]);
     await informer.stop();
+  });
+
+  describe('silence deadline', () => {
+    // FakeTimers.random() returns 1: every watch asks for timeoutSeconds 20, so its deadline is 20 s + 3 s grace.
+    it('asks for timeoutSeconds 20 and rewatches a watch silent for 23 s, without relisting', async () => {
+      const { lw, timers, informer } = setup();
+      informer.start();
+      await settle();
+      expect(lw.current.options?.timeoutSeconds).to.equal(20);
+      lw.current.callbacks.onEvent('ADDED', configMap('a', '4'));
+      timers.advance(22_999);
+      await settle();
+      expect(lw.watches, 'still within the deadline').to.have.length(1);
+      timers.advance(1);
+      await settle();
+      expect(lw.watches).to.have.length(2);
+      expect(lw.watches[0]?.stopped, 'the dead watch is aborted, so its socket is not kept').to.equal(true);
+      expect(lw.current.resourceVersion).to.equal('4');
+      expect(lw.lists).to.equal(1);
+      expect(timers.sleeps).to.deep.equal([]);
+      await informer.stop();
+    });
+
+    it('counts every event, bookmarks included, as life', async () => {
+      const { lw, timers, informer } = setup();
+      informer.start();
+      await settle();
+      timers.advance(20_000);
+      lw.current.callbacks.onEvent('BOOKMARK', { metadata: { resourceVersion: '9' } });
+      timers.advance(22_999);
+      await settle();
+      expect(lw.watches).to.have.length(1);
+      timers.advance(1);
+      await settle();
+      expect(lw.watches).to.have.length(2);
+      expect(lw.current.resourceVersion).to.equal('9');
+      await informer.stop();
+    });
+
+    it('does not fire once the server has ended the watch on time, and never backs off idle watches', async () => {
+      const { lw, timers, informer } = setup();
+      informer.start();
+      await settle();
+      // An idle watch gets no event before the server ends it (as measured on kube-apiserver v1.37).
+      for (let i = 0; i < 5; i++) {
+        timers.advance(20_000);
+        lw.current.callbacks.onDone(null);
+        await settle();
+      }
+      expect(lw.watches).to.have.length(6);
+      expect(timers.sleeps, 'a watch that lasted its timeout is healthy, events or not').to.deep.equal([]);
+      timers.advance(3_000);
+      await settle();
+      expect(lw.watches, 'the deadlines of ended watches were cancelled').to.have.length(6);
+      expect(lw.watches.slice(0, 5).every((w) => w.stopped)).to.equal(true);
+      await informer.stop();
+    });
+
+    it('also ends a watch whose response never came, and closes it when it opens late', async () => {
+      const { lw, timers, informer, events } = setup();
+      lw.connecting = true;
+      informer.start();
+      await settle();
+      timers.advance(23_000);
+      await settle();
+      expect(lw.watches).to.have.length(2);
+      const late = lw.watches[0];
+      late?.open();
+      await settle();
+      expect(late?.stopped).to.equal(true);
+      late?.callbacks.onEvent('ADDED', configMap('ghost', '8'));
+      expect(events, 'a replaced watch delivers nothing').to.deep.equal([]);
+      lw.current.open();
+      lw.current.callbacks.onEvent('ADDED', configMap('a', '9'));
+      expect(summary(events)).to.deep.equal(['add a@9']);
+      await informer.stop();
+    });
+
+    it('stops while a watch is still connecting', async () => {
+      const { lw, timers, informer } = setup();
+      lw.connecting = true;
+      informer.start();
+      await settle();
+      await informer.stop();
+      lw.current.open();
+      await settle();
+      expect(lw.current.stopped).to.equal(true);
+      expect(timers.pending, 'no deadline left behind').to.equal(0);
+      expect(lw.watches).to.have.length(1);
+    });
+
+    it('takes an explicit silence timeout over the derived one', async () => {
+      const lw = new FakeListerWatcher();
+      const timers = new FakeTimers();
+      const informer = new Informer({
+        name: 'v1/ConfigMap',
+        listerWatcher: lw,
+        logger: pino({ level: 'silent' }),
+        syncIntervalMs: 0,
+        timers,
+        silenceTimeoutMs: 1_000,
+      });
+      informer.start();
+      await settle();
+      timers.advance(1_000);
+      await settle();
+      expect(lw.watches).to.have.length(2);
+      await informer.stop();
+    });
   });
 
   it('marks resync events as such', async () => {

@@ -1,0 +1,39 @@
+import type { Logger } from 'pino';
+import { failureMessage } from '../composite/index.js';
+import { isConflict } from '../kube/index.js';
+import type { Metrics } from '../metrics/index.js';
+import { ReconcileQueue, type ReconcileResult } from '../queue/index.js';
+import { objectKey, type InformerLease, type InformerRegistry } from '../watch/index.js';
+
+const XRD = { apiVersion: 'apiextensions.crossplane.io/v1', kind: 'CompositeResourceDefinition' };
+
+/** The work queue of a controller of XRDs (the XRD controller, or a shard's follower), keyed by XRD name. */
+export function xrdQueue(options: {
+  name: string;
+  metrics: Metrics;
+  logger: Logger;
+  workers: number;
+  ratePerSecond: number;
+  reconcile: (key: string) => Promise<ReconcileResult>;
+}): ReconcileQueue {
+  const { name, logger } = options;
+  return new ReconcileQueue({
+    ...options,
+    isConflict,
+    onError: (key, err) => {
+      logger.warn({ controller: name, xrd: key, err: failureMessage(err) }, 'reconcile failed');
+    },
+  });
+}
+
+/** Watches XRDs into `queue` and starts its workers once the cache is synced; every cached XRD is queued once. */
+export async function watchXrds(informers: InformerRegistry, queue: ReconcileQueue): Promise<InformerLease> {
+  const lease = await informers.acquire(XRD.apiVersion, XRD.kind);
+  lease.informer.events$.subscribe((event) => {
+    queue.add(objectKey(event.object));
+  });
+  await lease.informer.waitForSync();
+  for (const key of lease.informer.store.keys()) queue.add(key);
+  queue.start();
+  return lease;
+}

@@ -1,0 +1,330 @@
+import { expect } from 'chai';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createSecureServer, type Http2SecureServer, type Http2Session, type ServerHttp2Stream } from 'node:http2';
+import type { Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { DEFAULT_REQUEST_TIMEOUT_MS, KubeClient, RequestTimeoutError, type SetTimer } from '../../../src/kube/index.js';
+
+/** A deadline timer the test fires by hand: virtual time, no waiting. */
+class ManualTimer {
+  armed: { fn: () => void; ms: number; cancelled: boolean }[] = [];
+  readonly set: SetTimer = (fn, ms) => {
+    const timer = { fn, ms, cancelled: false };
+    this.armed.push(timer);
+    return () => {
+      timer.cancelled = true;
+    };
+  };
+  fire(): void {
+    const timer = this.armed.at(-1);
+    if (!timer || timer.cancelled) throw new Error('no deadline armed');
+    timer.fn();
+  }
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/**
+ * A local HTTP server standing in for the API server, answering each request with the next scripted handler, and
+ * recording its connections so a test can see which socket a request used and when the client dropped it.
+ */
+class ScriptedServer {
+  readonly sockets: Socket[] = [];
+  readonly closed = new Set<Socket>();
+  private readonly handlers: Handler[] = [];
+  private readonly arrivals: (() => void)[] = [];
+  private received = 0;
+  private server: Server | undefined;
+  port = 0;
+
+  async start(): Promise<this> {
+    const server = createServer((req, res) => {
+      this.received++;
+      this.arrivals.shift()?.();
+      const handler = this.handlers.shift() ?? ((_, r) => r.end('{}'));
+      handler(req, res);
+    });
+    server.on('connection', (socket: Socket) => {
+      this.sockets.push(socket);
+      socket.on('close', () => this.closed.add(socket));
+    });
+    this.server = server;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    if (address === null || typeof address !== 'object') throw new Error('no port');
+    this.port = address.port;
+    return this;
+  }
+
+  next(handler: Handler): void {
+    this.handlers.push(handler);
+  }
+
+  /** Resolves when the server has received `count` requests in all. */
+  receivedCount(count: number): Promise<void> {
+    if (this.received >= count) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.arrivals.push(() => {
+        void this.receivedCount(count).then(resolve);
+      });
+    });
+  }
+
+  /** Resolves when the socket is closed (by either side). */
+  closedSocket(socket: Socket | undefined): Promise<void> {
+    if (!socket) return Promise.reject(new Error('no such socket'));
+    if (socket.destroyed || this.closed.has(socket)) return Promise.resolve();
+    return new Promise((resolve) => {
+      socket.once('close', () => {
+        resolve();
+      });
+    });
+  }
+
+  async stop(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    const server = this.server;
+    if (!server) return;
+    await new Promise<void>((resolve) => {
+      server.close(() => {
+        resolve();
+      });
+    });
+  }
+}
+
+function clientFor(port: number, timer: ManualTimer, requestTimeoutMs?: number, scheme = 'http'): KubeClient {
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'c', server: `${scheme}://127.0.0.1:${port}`, skipTLSVerify: true }],
+    users: [{ name: 'u', token: 't' }],
+    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+    currentContext: 'x',
+  });
+  return new KubeClient(kc, () => undefined, undefined, { requestTimeoutMs, setTimer: timer.set });
+}
+
+const hold: Handler = () => undefined;
+
+// Tests wait for events (a request arriving, a socket closing), never for time; a missing event fails on mocha's
+// timeout.
+describe('kube/KubeClient request deadline', () => {
+  let server: ScriptedServer;
+  let timer: ManualTimer;
+
+  beforeEach(async () => {
+    server = await new ScriptedServer().start();
+    timer = new ManualTimer();
+  });
+
+  afterEach(async () => {
+    await server.stop();
+  });
+
+  it('fails a request that gets no response with RequestTimeoutError, and retries on a fresh connection', async () => {
+    const client = clientFor(server.port, timer);
+    await client.request('GET', '/api/v1/namespaces/a');
+    let hungSocket: Socket | undefined;
+    server.next((req) => (hungSocket = req.socket));
+    const hung = client.request('GET', '/api/v1/namespaces/b').catch((err: unknown) => err);
+    await server.receivedCount(2);
+    timer.fire();
+    const err = await hung;
+    expect(err).to.be.instanceOf(RequestTimeoutError);
+    const timeout = err as RequestTimeoutError;
+    expect([timeout.method, timeout.path, timeout.timeoutMs]).to.deep.equal([
+      'GET',
+      '/api/v1/namespaces/b',
+      DEFAULT_REQUEST_TIMEOUT_MS,
+    ]);
+    expect(timeout.cause).to.be.instanceOf(Error);
+    await server.closedSocket(hungSocket);
+    let retrySocket: Socket | undefined;
+    server.next((req, res) => {
+      retrySocket = req.socket;
+      res.end('{"kind":"Namespace"}');
+    });
+    expect(await client.request('GET', '/api/v1/namespaces/c')).to.deep.equal({ kind: 'Namespace' });
+    expect(retrySocket, 'the retry runs on another connection').to.not.equal(hungSocket);
+  });
+
+  it('covers the response body: a body that stops midway fails too, and its socket is dropped', async () => {
+    const client = clientFor(server.port, timer, 2_000);
+    server.next((_, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"items":[');
+    });
+    const hung = client.request('GET', '/api/v1/configmaps').catch((err: unknown) => err);
+    await server.receivedCount(1);
+    expect(timer.armed.map((t) => t.ms)).to.deep.equal([2_000]);
+    timer.fire();
+    expect(await hung).to.be.instanceOf(RequestTimeoutError);
+    expect(server.sockets).to.have.length(1);
+    await server.closedSocket(server.sockets[0]);
+  });
+
+  it("reports the caller's own abort as it is, not as a timeout", async () => {
+    const client = clientFor(server.port, timer);
+    server.next(hold);
+    const abort = new AbortController();
+    const hung = client.request('GET', '/api/v1/pods', { signal: abort.signal }).catch((err: unknown) => err);
+    await server.receivedCount(1);
+    abort.abort();
+    const err = await hung;
+    expect(err).to.not.be.instanceOf(RequestTimeoutError);
+    expect((err as Error).name).to.equal('AbortError');
+    expect(timer.armed[0]?.cancelled, 'the deadline is cancelled once the request settles').to.equal(true);
+  });
+
+  it('cancels the deadline of a request that completed, error statuses included', async () => {
+    const client = clientFor(server.port, timer);
+    server.next((_, res) => {
+      res.statusCode = 404;
+      res.end('{"kind":"Status","reason":"NotFound","message":"gone"}');
+    });
+    await client.request('GET', '/api/v1/namespaces/x').catch(() => undefined);
+    await client.request('GET', '/api/v1/namespaces/y');
+    expect(timer.armed.map((t) => t.cancelled)).to.deep.equal([true, true]);
+  });
+
+  it('sets no deadline when requestTimeoutMs is 0', async () => {
+    const client = clientFor(server.port, timer, 0);
+    await client.request('GET', '/api/v1/namespaces/z');
+    expect(timer.armed).to.deep.equal([]);
+  });
+});
+
+/** A self-signed certificate for 127.0.0.1, made with openssl (node:crypto cannot issue certificates). */
+function selfSigned(): { key: Buffer; cert: Buffer } {
+  const dir = mkdtempSync(join(tmpdir(), 'compositor-h2-'));
+  try {
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { stdio: 'pipe' },
+    );
+    return { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * An HTTP/2-only TLS server, as kube-apiserver is to undici: every request of a pool shares one session, and an
+ * aborted request only resets its stream. The first request is held unanswered while `holdFirst` is set.
+ */
+class H2Server {
+  readonly sessions: Http2Session[] = [];
+  readonly requests: { session: Http2Session | undefined; stream: ServerHttp2Stream }[] = [];
+  holdFirst = true;
+  private server: Http2SecureServer | undefined;
+  private readonly arrivals: (() => void)[] = [];
+  port = 0;
+
+  async start(tls: { key: Buffer; cert: Buffer }): Promise<this> {
+    const server = createSecureServer({ ...tls, allowHTTP1: false });
+    server.on('session', (session: Http2Session) => this.sessions.push(session));
+    server.on('stream', (stream: ServerHttp2Stream) => {
+      this.requests.push({ session: stream.session, stream });
+      this.arrivals.shift()?.();
+      if (this.holdFirst && this.requests.length === 1) return;
+      stream.respond({ ':status': 200, 'content-type': 'application/json' });
+      stream.end('{"kind":"Namespace"}');
+    });
+    this.server = server;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    if (address === null || typeof address !== 'object') throw new Error('no port');
+    this.port = address.port;
+    return this;
+  }
+
+  /** Resolves when the server has received `count` requests in all. */
+  receivedCount(count: number): Promise<void> {
+    if (this.requests.length >= count) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.arrivals.push(() => {
+        void this.receivedCount(count).then(resolve);
+      });
+    });
+  }
+
+  async stop(): Promise<void> {
+    for (const session of this.sessions) session.destroy();
+    const server = this.server;
+    if (!server) return;
+    await new Promise<void>((resolve) => {
+      server.close(() => {
+        resolve();
+      });
+    });
+  }
+}
+
+describe('kube/KubeClient request deadline over HTTP/2', () => {
+  let tls: { key: Buffer; cert: Buffer };
+  let server: H2Server;
+
+  before(() => {
+    tls = selfSigned();
+  });
+
+  beforeEach(async () => {
+    server = await new H2Server().start(tls);
+  });
+
+  afterEach(async () => {
+    await server.stop();
+  });
+
+  it('moves later requests off the session a request hung on, and closes that session', async () => {
+    const timer = new ManualTimer();
+    const client = clientFor(server.port, timer, undefined, 'https');
+    const hung = client.request('GET', '/api/v1/namespaces/a').catch((err: unknown) => err);
+    await server.receivedCount(1);
+    const deadSession = server.requests[0]?.session;
+    const deadClosed = new Promise<void>((resolve) => deadSession?.once('close', resolve));
+    timer.fire();
+    expect(await hung).to.be.instanceOf(RequestTimeoutError);
+    // Without a new pool this request would be multiplexed onto the same session and hang as well.
+    expect(await client.request('GET', '/api/v1/namespaces/b')).to.deep.equal({ kind: 'Namespace' });
+    expect(server.requests[1]?.session, 'the next request runs on a new session').to.not.equal(deadSession);
+    await deadClosed;
+    expect(await client.request('GET', '/api/v1/namespaces/c')).to.deep.equal({ kind: 'Namespace' });
+    expect(server.requests[2]?.session, 'and keeps using the new pool').to.equal(server.requests[1]?.session);
+  });
+
+  it('keeps the pool when a request ends for another reason', async () => {
+    const timer = new ManualTimer();
+    const client = clientFor(server.port, timer, undefined, 'https');
+    const abort = new AbortController();
+    const aborted = client
+      .request('GET', '/api/v1/namespaces/a', { signal: abort.signal })
+      .catch((err: unknown) => err);
+    await server.receivedCount(1);
+    abort.abort();
+    expect(await aborted).to.not.be.instanceOf(RequestTimeoutError);
+    await client.request('GET', '/api/v1/namespaces/b');
+    expect(server.requests[1]?.session, 'same session').to.equal(server.requests[0]?.session);
+  });
+});
