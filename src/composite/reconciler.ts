@@ -268,7 +268,7 @@ export class CompositeReconciler {
     const composite = out.desired.composite;
     status.replaceFields((composite?.resource?.status ?? {}) as Record<string, unknown>);
     this.setPipelineConditions(status, out.conditions);
-    this.emitPipelineEvents(xr, out.events);
+    await this.emitPipelineEvents(xr, out.events, signal);
     if (legacy) await this.publishConnectionDetails(xr, composite?.connectionDetails, { status, signal });
     const ready = composite?.ready;
     return {
@@ -297,13 +297,21 @@ export class CompositeReconciler {
   }
 
   /** Records the pipeline's events on the XR, and those targeted at the claim on its claim too (plain message). */
-  private emitPipelineEvents(xr: Xr, events: readonly PipelineEvent[]): void {
-    const claim = claimOf(xr);
-    for (const event of events) {
-      this.event(xr, event.type, event.reason, event.message);
-      if (event.target !== 'CompositeAndClaim' || !claim) continue;
-      const target = { apiVersion: claim.apiVersion, kind: claim.kind, metadata: claim };
-      this.options.events.event(target, { type: event.type, reason: event.reason, message: event.detail });
+  private async emitPipelineEvents(xr: Xr, events: readonly PipelineEvent[], signal: AbortSignal): Promise<void> {
+    for (const event of events) this.event(xr, event.type, event.reason, event.message);
+    const forClaim = events.filter((event) => event.target === 'CompositeAndClaim');
+    const ref = claimOf(xr);
+    if (forClaim.length === 0 || !ref) return;
+    // The claim itself, for its uid: that is how `kubectl describe` finds an object's events.
+    const { client, discovery, logger } = this.options;
+    const path = await discovery.path(ref.apiVersion, ref.kind, ref.name, ref.namespace);
+    const claim = await getIfExists<Xr>(client, path, signal).catch((err: unknown) => {
+      logger.warn({ xr: describe(xr), err: failureMessage(err) }, 'cannot read the claim to record its events');
+      return undefined;
+    });
+    if (!claim) return;
+    for (const event of forClaim) {
+      this.options.events.event(claim, { type: event.type, reason: event.reason, message: event.detail });
     }
   }
 
@@ -388,7 +396,7 @@ export class CompositeReconciler {
       err instanceof SelectionError ? failureMessage(err) : `cannot compose resources: ${failureMessage(err)}`;
     const reason = err instanceof SelectionError ? err.reason : 'ComposeResources';
     if (err instanceof PipelineFatalError) {
-      this.emitPipelineEvents(xr, err.partial.events);
+      await this.emitPipelineEvents(xr, err.partial.events, signal);
       this.setPipelineConditions(status, err.partial.conditions);
     }
     this.event(xr, 'Warning', reason, message);

@@ -124,6 +124,7 @@ export class DefinitionController {
 
   async start(): Promise<void> {
     this.lease = await watchXrds(this.options.informers, this.queue);
+    this.queue.start();
   }
 
   async stop(deadlineMs: number): Promise<void> {

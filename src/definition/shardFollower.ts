@@ -82,6 +82,7 @@ export class ShardFollower {
 
   async start(): Promise<void> {
     this.lease = await watchXrds(this.options.informers, this.queue);
+    this.queue.start();
   }
 
   async stop(deadlineMs: number): Promise<void> {

@@ -26,7 +26,10 @@ export function xrdQueue(options: {
   });
 }
 
-/** Watches XRDs into `queue` and starts its workers once the cache is synced; every cached XRD is queued once. */
+/**
+ * Watches XRDs into `queue`; resolves once the cache is synced, with every cached XRD queued once. The caller starts
+ * the queue after keeping the lease: a reconcile reads the XRD from it.
+ */
 export async function watchXrds(informers: InformerRegistry, queue: ReconcileQueue): Promise<InformerLease> {
   const lease = await informers.acquire(XRD.apiVersion, XRD.kind);
   lease.informer.events$.subscribe((event) => {
@@ -34,6 +37,5 @@ export async function watchXrds(informers: InformerRegistry, queue: ReconcileQue
   });
   await lease.informer.waitForSync();
   for (const key of lease.informer.store.keys()) queue.add(key);
-  queue.start();
   return lease;
 }

@@ -1,5 +1,8 @@
 import { expect } from 'chai';
+import { fileURLToPath } from 'node:url';
+import { ENDPOINT_ANNOTATION } from '../../src/functions/index.js';
 import type { KubeClient, KubeObject } from '../../src/kube/index.js';
+import { startFunction } from '../functions/process.js';
 import { controlPlane, eventually } from './harness.js';
 import {
   apply,
@@ -26,6 +29,8 @@ const NAMESPACE = 'claims-test';
 const SECRETS = 'claims-secrets';
 const XR_KIND = 'XDatabase';
 const CLAIM = { apiVersion: `${GROUP}/v1`, kind: 'Database' };
+/** function-dummy as the conformance corpus runs it: a real gRPC function process written with the TS SDK. */
+const SCENARIO_FUNCTION = fileURLToPath(new URL('../conformance/functions/scenario-function.ts', import.meta.url));
 
 type ClaimObject = XrObject & {
   metadata: XrObject['metadata'] & { deletionTimestamp?: string; finalizers?: string[] };
@@ -156,7 +161,7 @@ describe('claims (integration)', function () {
     client = controlPlane().client();
     await ensureNamespace(client, NAMESPACE);
     await ensureNamespace(client, SECRETS);
-    running = await startEngine();
+    running = await startEngine({ functionInsecure: true });
     for (const fn of functions()) await apply(client, fn);
     await apply(client, definition());
     await apply(client, composition());
@@ -326,4 +331,73 @@ describe('claims (integration)', function () {
     });
     expect(cm.data?.size).to.equal('small');
   });
+
+  it('shows the pipeline results and conditions targeted at the claim on the claim', async () => {
+    const fn = await startFunction(SCENARIO_FUNCTION);
+    try {
+      await apply(client, {
+        apiVersion: 'pkg.crossplane.io/v1',
+        kind: 'Function',
+        metadata: { name: 'function-dummy-claims', annotations: { [ENDPOINT_ANNOTATION]: fn.endpoint } },
+        spec: { package: 'xpkg.crossplane.io/crossplane-contrib/function-dummy:v0.4.1' },
+      });
+      await apply(client, targetedComposition());
+      await apply(client, claim('targeted', { compositionRef: { name: 'targeted' } }));
+      const stored = await eventually('the targeted condition on the claim', async () => {
+        const now = await get<ClaimObject>(client, claim('targeted'));
+        return condition(now, 'DatabaseReady')?.status === 'True' ? now : undefined;
+      });
+      expect(condition(stored, 'DatabaseReady')).to.include({ reason: 'Provisioned' });
+      expect(condition(stored, 'XrOnly'), 'a condition for the XR only stays there').to.equal(undefined);
+      const xr = await get<XrObject & { status?: { claimConditionTypes?: string[] } }>(client, xrOf(stored));
+      expect(xr?.status?.claimConditionTypes).to.deep.equal(['DatabaseReady']);
+      expect(condition(xr, 'XrOnly')?.status).to.equal('True');
+      const events = await eventually('the targeted event on the claim', async () => {
+        const found = await eventsFor(client, NAMESPACE, stored.metadata.uid ?? '', 'DatabaseProvisioned');
+        return found.length > 0 ? found : undefined;
+      });
+      expect(events[0]?.note, 'the claim gets the plain message').to.equal('your database is ready');
+    } finally {
+      await fn.stop();
+    }
+  });
 });
+
+/** function-dummy's response: a condition and a result for the claim, and a condition for the XR only. */
+function targetedComposition(): KubeObject {
+  const response = {
+    conditions: [
+      {
+        type: 'DatabaseReady',
+        status: 'STATUS_CONDITION_TRUE',
+        reason: 'Provisioned',
+        target: 'TARGET_COMPOSITE_AND_CLAIM',
+      },
+      { type: 'XrOnly', status: 'STATUS_CONDITION_TRUE', reason: 'Fine', target: 'TARGET_COMPOSITE' },
+    ],
+    results: [
+      {
+        severity: 'SEVERITY_NORMAL',
+        message: 'your database is ready',
+        reason: 'DatabaseProvisioned',
+        target: 'TARGET_COMPOSITE_AND_CLAIM',
+      },
+    ],
+  };
+  return {
+    apiVersion: 'apiextensions.crossplane.io/v1',
+    kind: 'Composition',
+    metadata: { name: 'targeted' },
+    spec: {
+      compositeTypeRef: { apiVersion: `${GROUP}/v1`, kind: XR_KIND },
+      mode: 'Pipeline',
+      pipeline: [
+        {
+          step: 'dummy',
+          functionRef: { name: 'function-dummy-claims' },
+          input: { apiVersion: 'dummy.fn.crossplane.io/v1beta1', kind: 'Response', response },
+        },
+      ],
+    },
+  };
+}
