@@ -250,6 +250,7 @@ export class Engine implements Runnable {
     const router = new RoutingRunner({
       builtins: builtinFunctions(),
       enabled: this.options.config.builtinFunctions,
+      dropBuiltinTtl: true,
       packageOf: async (name) => {
         const fn = await lookup.getFunction(name);
         if (!fn) {

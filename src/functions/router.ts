@@ -25,6 +25,12 @@ export interface RouterDeps {
   remote: FunctionRunner;
   /** --builtin-functions; default true. */
   enabled?: boolean;
+  /**
+   * Drop the TTL a built-in returns (the SDK default of 60 s). A built-in is a pure function of its request and every
+   * input of a realtime XR arrives as a watch event, so its TTL would only requeue the XR to compute the same answer
+   * again, and keep that answer cached; the engine sets it. Left off, responses are exactly the function's.
+   */
+  dropBuiltinTtl?: boolean;
 }
 
 export class RoutingRunner implements FunctionRunner {
@@ -32,7 +38,11 @@ export class RoutingRunner implements FunctionRunner {
 
   async run(call: FunctionCall): Promise<RunFunctionResponse> {
     const builtin = await this.builtinFor(call.functionName);
-    return builtin ? builtin(call.request) : this.deps.remote.run(call);
+    if (!builtin) return this.deps.remote.run(call);
+    const response = await builtin(call.request);
+    if (this.deps.dropBuiltinTtl !== true || response.meta?.ttlMs === undefined) return response;
+    const { ttlMs: _ttl, ...meta } = response.meta;
+    return { ...response, meta };
   }
 
   private async builtinFor(functionName: string): Promise<BuiltinFunction | undefined> {

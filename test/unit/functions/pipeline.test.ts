@@ -42,8 +42,9 @@ function steps(ptInput: JsonObject = PT_INPUT): PipelineStep[] {
   ];
 }
 
-function router(remoteCalls: FunctionCall[], enabled = true): RoutingRunner {
+function router(remoteCalls: FunctionCall[], enabled = true, dropBuiltinTtl = false): RoutingRunner {
   return new RoutingRunner({
+    dropBuiltinTtl,
     builtins: builtinFunctions(),
     packageOf: (name) => Promise.resolve(PACKAGES[name]),
     remote: {
@@ -77,6 +78,14 @@ describe('functions/pipeline with the built-ins', () => {
     });
     expect(out.ttlMs).to.equal(60_000);
     expect(out.events).to.deep.equal([]);
+  });
+
+  it("keeps a built-in's TTL (60 s, the SDK default) unless the engine drops it", async () => {
+    const observed = { composite: { resource: XR } };
+    const kept = await runPipeline({ steps: steps(), observed }, { runner: router([]) });
+    expect(kept.ttlMs).to.equal(60_000);
+    const dropped = await runPipeline({ steps: steps(), observed }, { runner: router([], true, true) });
+    expect(dropped.ttlMs, 'no requeue for built-ins').to.equal(undefined);
   });
 
   it('calls the real functions over the remote runner when --builtin-functions=false', async () => {
