@@ -4,7 +4,7 @@ import type { FunctionRunner } from '../functions/index.js';
 import { isConflict, type Discovery, type EventSink, type KubeClient, type KubeObject } from '../kube/index.js';
 import type { Metrics } from '../metrics/index.js';
 import { ReconcileQueue } from '../queue/index.js';
-import type { InformerLease, InformerRegistry, ObjectStore } from '../watch/index.js';
+import { objectKey, type InformerLease, type InformerRegistry, type ObjectStore } from '../watch/index.js';
 import { CompositeEventPipeline } from './eventPipeline.js';
 import { effectivePollInterval, type PollIntervalFlags } from './pollInterval.js';
 import { NamespaceWeights } from './queueWeights.js';
@@ -12,7 +12,10 @@ import { CompositeReconciler, failureMessage, type ComposedCache, type XrType } 
 import { restartDelayMs } from './restart.js';
 import { stuckSummary } from './stuck.js';
 import type { XrdDefaults } from './selection.js';
-import { describe, type Xr } from './xr.js';
+import { describe, machineryOf, type Xr } from './xr.js';
+
+/** How long a starting controller waits at most for the caches of the kinds its XRs compose. */
+const WARM_START_LIMIT_MS = 30_000;
 
 export interface CompositeControllerSettings extends PollIntervalFlags {
   realtime: boolean;
@@ -141,6 +144,7 @@ export class CompositeController {
     if (options.settings.fairQueue)
       this.namespaceLease = await options.informers.acquire(NAMESPACE.apiVersion, NAMESPACE.kind);
     await this.pipeline.start();
+    await this.watchComposedInUse();
     this.reconciler = new CompositeReconciler({
       controller: options.name,
       xrType: options.xrType,
@@ -178,6 +182,33 @@ export class CompositeController {
     this.compositionLease = undefined;
     await this.namespaceLease?.release();
     this.namespaceLease = undefined;
+  }
+
+  /**
+   * Starts the watches of the kinds the cached XRs compose, as their next reconciles would, and waits (boundedly) for
+   * them to sync. After a restart the first reconciles then find warm caches instead of each waiting for a list of
+   * every composed resource; the initial lists trigger no reconcile.
+   */
+  private async watchComposedInUse(): Promise<void> {
+    const { realtime } = this.options.settings;
+    if (!realtime) return;
+    const owns = this.options.owns ?? ((): boolean => true);
+    for (const xr of this.pipeline.xrInformer.store.list() as Xr[]) {
+      if (!owns(xr)) continue;
+      const refs = machineryOf(xr, this.options.xrType.legacy).resourceRefs ?? [];
+      const kinds = [...new Set(refs.map((ref) => `${ref.apiVersion}/${ref.kind}`))];
+      if (kinds.length > 0) this.setKinds(objectKey(xr), kinds);
+    }
+    const watches = [...this.xrsByKind.keys()].map(async (gvk) => {
+      const slash = gvk.lastIndexOf('/');
+      await this.pipeline.watchComposed(gvk.slice(0, slash), gvk.slice(slash + 1)).catch((err: unknown) => {
+        this.options.logger.warn({ kind: gvk, err: failureMessage(err) }, 'cannot watch a composed kind yet');
+      });
+    });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, WARM_START_LIMIT_MS)));
+    await Promise.race([Promise.all(watches), bound]);
+    clearTimeout(timer);
   }
 
   private composedCache(): ComposedCache {

@@ -36,6 +36,8 @@ const RECHECK_MS = 500;
 const RIGHTS_RECHECK_MS = 2_000;
 const MISSING_RBAC = 'MissingRBAC';
 const DELETION_RECHECK_MS = 2_000;
+/** How long start() waits at most for the first reconcile of the XRDs that exist at start. */
+const FIRST_PASS_LIMIT_MS = 60_000;
 
 /** What the XRD controller needs of a composite controller; CompositeController satisfies it. */
 export interface RunningComposite {
@@ -104,6 +106,8 @@ export class DefinitionController {
   private readonly running = new Map<string, Running>();
   private lease: InformerLease | undefined;
   private readonly now: () => Date;
+  /** Until start() resolves: marks an XRD cached at start as reconciled once. */
+  private firstPassDone: ((key: string) => void) | undefined;
 
   constructor(private readonly options: DefinitionControllerOptions) {
     this.now = options.now ?? (() => new Date());
@@ -122,9 +126,26 @@ export class DefinitionController {
     return [...this.running.values()].map((r) => r.controller.name);
   }
 
+  /**
+   * Starts the queue and resolves once every XRD cached at start has been reconciled once (bounded), so readiness
+   * means the composite controllers of existing XRDs are running with synced caches, as after a restart.
+   */
   async start(): Promise<void> {
     this.lease = await watchXrds(this.options.informers, this.queue);
+    const firstPass = new Set(this.lease.informer.store.keys());
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const done = new Promise<void>((resolve) => {
+      this.firstPassDone = (key): void => {
+        firstPass.delete(key);
+        if (firstPass.size === 0) resolve();
+      };
+      if (firstPass.size === 0) resolve();
+      timer = setTimeout(resolve, FIRST_PASS_LIMIT_MS);
+    });
     this.queue.start();
+    await done;
+    clearTimeout(timer);
+    this.firstPassDone = undefined;
   }
 
   async stop(deadlineMs: number): Promise<void> {
@@ -136,6 +157,14 @@ export class DefinitionController {
   }
 
   private async reconcile(key: string): Promise<ReconcileResult> {
+    try {
+      return await this.reconcileXrd(key);
+    } finally {
+      this.firstPassDone?.(key);
+    }
+  }
+
+  private async reconcileXrd(key: string): Promise<ReconcileResult> {
     const xrd = this.lease?.informer.store.get(key) as XrdObject | undefined;
     if (!xrd) {
       await this.stopComposite(key);
