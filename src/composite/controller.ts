@@ -71,6 +71,8 @@ export class CompositeController {
   private namespaceLease: InformerLease | undefined;
   private reconciler: CompositeReconciler | undefined;
   private untrackStuck: (() => void) | undefined;
+  /** Settled XRs of the first list and their delays, until start() has warmed the caches. */
+  private spreadAtStart: [string, number][] | undefined = [];
 
   constructor(private readonly options: CompositeControllerOptions) {
     const { name, metrics, logger, settings } = options;
@@ -106,7 +108,9 @@ export class CompositeController {
         this.queue.add(key);
       },
       enqueueAfter: (key, delayMs) => {
-        this.queue.addAfter(key, delayMs);
+        // While starting, the spread of settled XRs waits for the start to finish: it counts from readiness.
+        if (this.spreadAtStart) this.spreadAtStart.push([key, delayMs]);
+        else this.queue.addAfter(key, delayMs);
       },
       initialDelayMs: (object) =>
         restartDelayMs(object, effectivePollInterval((object as Xr).metadata.annotations, settings).ms),
@@ -164,6 +168,8 @@ export class CompositeController {
       maxConcurrentApplies: options.settings.maxConcurrentApplies,
       logger: options.logger.child({ controller: options.name }),
     });
+    for (const [key, delayMs] of this.spreadAtStart ?? []) this.queue.addAfter(key, delayMs);
+    this.spreadAtStart = undefined;
     this.queue.start();
     const xrs = this.pipeline.xrInformer.store;
     // Each replica reports its own shard's XRs, so the series of all replicas add up instead of counting N times.
