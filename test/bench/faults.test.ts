@@ -1,6 +1,6 @@
 // Smoke run of bench/faults.ts with 10 XRs: every fault is injected and reported, and after each one every XR
 // converges with exactly its composed resources, none lost, duplicated or orphaned. No timing is asserted (the
-// silent watch cut waits for the watch silence timeout, ~90 s, which is why this suite is slow).
+// silent watch cut waits for a watch's silence deadline and the request deadline, up to ~25 s).
 import { expect } from 'chai';
 import { faultNames, runFaults, type FaultsResult } from '../../bench/faults.js';
 
