@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseDuration } from '../src/apis/index.js';
 import type { KubeClient } from '../src/kube/index.js';
-import { CONTENT_TYPE } from '../src/kube/index.js';
+import { CONTENT_TYPE, KindNotServedError } from '../src/kube/index.js';
 import {
   controllerUid,
   createXrs,
@@ -318,6 +318,27 @@ function targetsOf(result: Omit<ScaleResult, 'targets' | 'node'>): Record<string
   };
 }
 
+/**
+ * Installs the API. Another controller (--controller-cmd) installs its CRDs itself after it starts and has no
+ * readiness probe the bench knows, so its Function and XRD kinds are waited for (up to 2 minutes).
+ */
+async function installWhenServed(
+  client: KubeClient,
+  api: ReturnType<typeof scaleApi>,
+  waitForKinds: boolean,
+): Promise<void> {
+  const deadline = Date.now() + (waitForKinds ? 120_000 : 0);
+  for (;;) {
+    try {
+      await installApi(client, api, NAMESPACE);
+      return;
+    } catch (err) {
+      if (!(err instanceof KindNotServedError) || Date.now() > deadline) throw err;
+      await sleep(1_000);
+    }
+  }
+}
+
 export async function runScale(options: ScaleOptions): Promise<ScaleResult> {
   const plane = await startPlane();
   const controller = new ControllerProcess({
@@ -332,7 +353,7 @@ export async function runScale(options: ScaleOptions): Promise<ScaleResult> {
     const client = benchClient(plane.kubeConfig);
     const api = scaleApi('XScale', options.composed);
     await controller.start();
-    await installApi(client, api, NAMESPACE);
+    await installWhenServed(client, api, options.controllerCmd !== undefined);
     const rss = new RssSampler(() => controller.pid).start();
     const run = await converge(client, controller, options);
     const settled = await audit(client, api, NAMESPACE);
