@@ -172,8 +172,27 @@ describe('claims (integration)', function () {
     });
   });
 
+  // Leaves the shared control plane clean (a claim left failing would keep retrying under later tests' engines), and
+  // checks that deleting the XRD takes its claims, their XRs and both CRDs with it.
   after(async () => {
-    await running.stop();
+    try {
+      await remove(client, definition());
+      await eventually(
+        'the XRD, its claims and their XRs gone',
+        async () => {
+          const left = await client
+            .request<{ items: unknown[] }>('GET', `/apis/${GROUP}/v1/xdatabases`)
+            .then((list) => list.items.length)
+            .catch(() => 0);
+          const xrd = await get(client, definition());
+          if (!xrd && left === 0) return true;
+          throw new Error(`XRD ${xrd ? 'still there' : 'gone'}, ${left} XRs left`);
+        },
+        { timeoutMs: 90_000 },
+      );
+    } finally {
+      await running.stop();
+    }
   });
 
   it('creates its XR, shows its status and publishes its connection details into its namespace', async () => {
