@@ -233,7 +233,8 @@ export class DefinitionController {
       return false;
     }
     const xrType = typeOf(xrd);
-    const claimType = { apiVersion: `${xrd.spec.group}/${referenceableVersion(xrd)?.name ?? ''}`, kind: names.kind };
+    // Claims are served at the XR's group and referenceable version.
+    const claimType = { apiVersion: xrType.apiVersion, kind: names.kind };
     if (!running.claim) {
       const claim = this.options.newClaim({ name: `claim/${names.plural}.${xrd.spec.group}`, claimType, xrType });
       await claim.start();
@@ -362,10 +363,10 @@ export class DefinitionController {
     const crdName = claimCrdName(xrd, names);
     const crd = await this.getCrd(crdName);
     if (!crd || !controlledBy(crd, xrd)) return false;
-    const version = referenceableVersion(xrd)?.name ?? '';
+    const { apiVersion } = typeOf(xrd);
     const remaining = await this.deleteAll(
-      `/apis/${xrd.spec.group}/${version}/${names.plural}`,
-      (ns, name) => `/apis/${xrd.spec.group}/${version}/namespaces/${ns ?? ''}/${names.plural}/${name}`,
+      `/apis/${apiVersion}/${names.plural}`,
+      (ns, name) => `/apis/${apiVersion}/namespaces/${ns ?? ''}/${names.plural}/${name}`,
     );
     if (remaining > 0) {
       this.event(xrd, 'Normal', 'TerminateClaim', 'waiting for composite resource claims to be deleted');
