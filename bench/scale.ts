@@ -86,6 +86,8 @@ export interface ScaleResult {
   idleRssMiB: number;
   /** compositor's own view at rest (prom-client process metrics): V8 heap used and external memory. */
   idleHeapUsedMiB: number | null;
+  /** V8 heap committed at rest: what the heap holds on to beyond what is in use. */
+  idleHeapTotalMiB: number | null;
   idleExternalMiB: number | null;
   restart: RestartFigures;
   targets: Record<string, boolean | null>;
@@ -225,6 +227,7 @@ interface Idle {
   reconcilesPerMinute: number | null;
   rssBytes: number;
   heapUsedMiB: number | null;
+  heapTotalMiB: number | null;
   externalMiB: number | null;
 }
 
@@ -237,7 +240,14 @@ async function measureIdle(controller: ControllerProcess, options: ScaleOptions,
   const minutes = options.idleMs / 60_000;
   const rssBytes = treeRss(controller.pid ?? 0);
   if (!before || !after) {
-    return { writesPerMinute: null, reconcilesPerMinute: null, rssBytes, heapUsedMiB: null, externalMiB: null };
+    return {
+      writesPerMinute: null,
+      reconcilesPerMinute: null,
+      rssBytes,
+      heapUsedMiB: null,
+      heapTotalMiB: null,
+      externalMiB: null,
+    };
   }
   const reconciles = reconcileCount(after, api) - reconcileCount(before, api);
   return {
@@ -245,6 +255,7 @@ async function measureIdle(controller: ControllerProcess, options: ScaleOptions,
     reconcilesPerMinute: round(reconciles / minutes, 1),
     rssBytes,
     heapUsedMiB: round(sum(after, 'nodejs_heap_size_used_bytes') / MIB, 1),
+    heapTotalMiB: round(sum(after, 'nodejs_heap_size_total_bytes') / MIB, 1),
     externalMiB: round(sum(after, 'nodejs_external_memory_bytes') / MIB, 1),
   };
 }
@@ -366,7 +377,7 @@ export async function runScale(options: ScaleOptions): Promise<ScaleResult> {
     const restart = await measureRestart(client, controller, options, api);
     const result = {
       benchmark: 'scale' as const,
-      controller: options.controllerCmd ?? 'compositor',
+      controller: options.controllerCmd ?? `compositor (${controller.mode})`,
       xrs: options.xrs,
       composed: options.composed,
       maxReconcileRate: options.maxReconcileRate,
@@ -390,6 +401,7 @@ export async function runScale(options: ScaleOptions): Promise<ScaleResult> {
       peakRssMiB: round(rss.peak / MIB, 1),
       idleRssMiB: round(idle.rssBytes / MIB, 1),
       idleHeapUsedMiB: idle.heapUsedMiB,
+      idleHeapTotalMiB: idle.heapTotalMiB,
       idleExternalMiB: idle.externalMiB,
       restart,
     };

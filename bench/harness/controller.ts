@@ -1,8 +1,9 @@
-// The controller under test as a separate process: compositor started from source exactly as
-// test/integration/compositorProcess.ts does (with a metrics port and a probe port), or any other controller
+// The controller under test as a separate process: compositor as the image runs it (`node bin/compositor.js`, the
+// built CLI, so a figure such as RSS carries no TypeScript loader; the npm bench scripts build first) with a metrics
+// port and a probe port, or from source through tsx when an experiment module is preloaded, or any other controller
 // started by a shell command (`--controller-cmd`), whose figures that need compositor's metrics are then null.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, closeSync, mkdtempSync, openSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, mkdtempSync, openSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/apis/index.js';
@@ -65,6 +66,22 @@ export class ControllerProcess {
     return this.child?.exitCode === null && this.child.signalCode === null ? this.child.pid : undefined;
   }
 
+  /** How compositor is started: `built` (bin/compositor.js) or `source` (tsx, with the preloaded experiments). */
+  get mode(): 'built' | 'source' {
+    return (this.options.preload ?? []).length > 0 ? 'source' : 'built';
+  }
+
+  private entry(): string[] {
+    if (this.mode === 'source') {
+      const preload = (this.options.preload ?? []).flatMap((module) => ['--import', module]);
+      return ['--import', 'tsx', ...preload, join(packageRoot(), 'src', 'cli', 'main.ts')];
+    }
+    if (!existsSync(join(packageRoot(), 'dist', 'src', 'cli', 'main.js'))) {
+      throw new Error('compositor is not built: run `npm run build` first (the npm bench scripts do)');
+    }
+    return [join(packageRoot(), 'bin', 'compositor.js')];
+  }
+
   get log(): string {
     return this.logFile;
   }
@@ -101,9 +118,7 @@ export class ControllerProcess {
       ...(this.options.args ?? []),
     ];
     writeSync(fd, `--- compositor ${args.join(' ')}\n`);
-    const preload = (this.options.preload ?? []).flatMap((module) => ['--import', module]);
-    const main = join(packageRoot(), 'src', 'cli', 'main.ts');
-    const child = spawn(process.execPath, ['--import', 'tsx', ...preload, main, ...args], {
+    const child = spawn(process.execPath, [...this.entry(), ...args], {
       cwd: packageRoot(),
       detached: true,
       env: {

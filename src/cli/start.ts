@@ -2,6 +2,7 @@ import { loadCrds } from '../apis/index.js';
 import { loadKubeConfig } from '../kube/index.js';
 import {
   createLogger,
+  IdleHeapCompactor,
   LEASE_NAME,
   LeadershipLostError,
   Manager,
@@ -28,7 +29,10 @@ export async function runStart(config: StartConfig, output: Output): Promise<num
     metrics,
     kubeConfig: () => loadKubeConfig({ path: config.kubeconfig }),
     crds: () => loadCrds(),
-    runnables: (client) => [new Engine({ client, config, metrics, log })],
+    runnables: (client) => [
+      new Engine({ client, config, metrics, log }),
+      ...(config.idleHeapCompaction ? [new IdleHeapCompactor({ log, compactions: metrics.idleHeapCompactions })] : []),
+    ],
     leaderElection: config.leaderElection
       ? {
           namespace: config.leaderElectionNamespace,

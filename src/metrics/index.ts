@@ -21,6 +21,8 @@ export interface Metrics {
    */
   externalCalls: Counter<'provider' | 'operation'>;
   composite: CompositeMetrics;
+  /** compositor_idle_heap_compactions_total: heap compactions run while idle (--idle-heap-compaction). */
+  idleHeapCompactions: Counter;
 }
 
 /** What a composite controller reports about its XRs at scrape time. */
@@ -120,6 +122,11 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
     }),
     engine: createEngineMetrics(registry),
     composite: createCompositeMetrics(registry),
+    idleHeapCompactions: new Counter({
+      name: 'compositor_idle_heap_compactions_total',
+      help: 'Full compacting garbage collections run while the process was idle, giving a burst of work back to the OS.',
+      registers: [registry],
+    }),
     externalCalls: new Counter({
       name: 'external_calls_total',
       help: 'Calls managed-resource reconcilers made to external systems, by provider and operation.',

@@ -40,7 +40,7 @@ describe('bench: scale (smoke, 10 XRs)', function () {
       'targets',
     );
     expect(result.benchmark).to.equal('scale');
-    expect(result.controller).to.equal('compositor');
+    expect(result.controller).to.equal('compositor (built)');
     expect(result.cacheTrim).to.equal(true);
     expect(result.latency).to.have.all.keys('samples', 'timedOut', 'p50Ms', 'p95Ms', 'p99Ms', 'maxMs');
     expect(result.restart).to.have.all.keys(

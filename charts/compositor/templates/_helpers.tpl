@@ -136,6 +136,7 @@ passed (compositor uses the pod's ServiceAccount).
   (list "health-probe-bind-address" (printf ":%s" (include "compositor.number" $v.healthProbePort)))
   (list "log-level" $v.logLevel)
   (list "graceful-shutdown-timeout" $v.gracefulShutdownTimeout)
+  (list "idle-heap-compaction" $v.idleHeapCompaction)
   (list "manage-composite-rbac" $v.rbac.manageCompositeRoles)
   (list "enable-nop-provider" $v.nopProvider.enabled)
   (list "managed-poll-interval" $v.managed.pollInterval)

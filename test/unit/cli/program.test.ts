@@ -83,6 +83,7 @@ describe('cli/program', () => {
       maxCompositionRevisions: 10,
       enableNopProvider: false,
       gracefulShutdownTimeoutMs: 30_000,
+      idleHeapCompaction: true,
     } satisfies Omit<StartConfig, 'kubeconfig'>);
   });
 
@@ -101,6 +102,10 @@ describe('cli/program', () => {
     },
     '--max-concurrent-applies': { args: ['--max-concurrent-applies=1'], want: { maxConcurrentApplies: 1 } },
     '--fair-queue=false falls back to one FIFO queue': { args: ['--fair-queue=false'], want: { fairQueue: false } },
+    '--idle-heap-compaction=false leaves the heap to V8': {
+      args: ['--idle-heap-compaction=false'],
+      want: { idleHeapCompaction: false },
+    },
     '--enable-realtime-compositions=false': {
       args: ['--enable-realtime-compositions=false'],
       want: { enableRealtimeCompositions: false },

@@ -1,0 +1,83 @@
+import { expect } from 'chai';
+import { pino } from 'pino';
+import { IdleHeapCompactor, shouldCompact, type HeapAccess, type HeapReading } from '../../../src/manager/index.js';
+import { processHeap } from '../../../src/manager/idleHeap.js';
+
+const MIB = 1024 * 1024;
+
+/** A heap and clock the test sets by hand: utilization and sizes are what the next check reads. */
+class FakeHeap implements HeapAccess {
+  busy = 0;
+  committed = 600 * MIB;
+  used = 150 * MIB;
+  clock = 0;
+  compactions = 0;
+
+  utilization(): number {
+    return this.busy;
+  }
+  heap(): { committedBytes: number; usedBytes: number } {
+    return { committedBytes: this.committed, usedBytes: this.used };
+  }
+  compact(): void {
+    this.compactions++;
+    this.committed = this.used + 10 * MIB;
+    this.clock += 300;
+  }
+  now(): number {
+    return this.clock;
+  }
+}
+
+describe('manager/idleHeap', () => {
+  const idle: HeapReading = {
+    utilization: 0.01,
+    committedBytes: 600 * MIB,
+    usedBytes: 150 * MIB,
+    sinceLastMs: Infinity,
+  };
+
+  it('compacts an idle process that holds much more heap than it uses', () => {
+    expect(shouldCompact(idle)).to.equal(true);
+  });
+
+  it('never compacts a busy process, a heap without slack, or twice within a minute', () => {
+    expect(shouldCompact({ ...idle, utilization: 0.4 }), 'busy').to.equal(false);
+    expect(shouldCompact({ ...idle, committedBytes: 190 * MIB }), '40 MiB of slack').to.equal(false);
+    expect(shouldCompact({ ...idle, sinceLastMs: 30_000 }), '30 s after the last one').to.equal(false);
+    expect(shouldCompact({ ...idle, sinceLastMs: 60_000 }), 'a minute after the last one').to.equal(true);
+  });
+
+  it('compacts once after a burst, then waits for the heap to grow again', () => {
+    const heap = new FakeHeap();
+    const compactor = new IdleHeapCompactor({ log: pino({ level: 'silent' }), access: heap });
+
+    heap.busy = 0.9;
+    expect(compactor.check(), 'while converging').to.equal(false);
+    heap.busy = 0.02;
+    expect(compactor.check(), 'first idle check').to.equal(true);
+    expect(heap.committed).to.equal(160 * MIB);
+
+    heap.clock += 120_000;
+    expect(compactor.check(), 'idle again, nothing to give back').to.equal(false);
+    heap.committed = 500 * MIB;
+    heap.clock += 10_000;
+    expect(compactor.check(), 'grown back after another burst').to.equal(true);
+    expect(heap.compactions).to.equal(2);
+  });
+
+  it("gives back this process's unused young generation", () => {
+    const access = processHeap();
+    // Fill and drop ~64 MiB so the young generation grows, then compact: committed heap must shrink.
+    let garbage: unknown[] = [];
+    for (let i = 0; i < 400_000; i++) garbage.push({ i, text: `item-${i}`.repeat(8) });
+    garbage = [];
+    const before = access.heap().committedBytes;
+    access.compact();
+    const after = access.heap().committedBytes;
+    expect(garbage).to.have.length(0);
+    expect(after, `committed ${Math.round(before / MIB)} MiB before, ${Math.round(after / MIB)} MiB after`).to.be.below(
+      before,
+    );
+  });
+});
