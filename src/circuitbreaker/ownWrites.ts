@@ -17,7 +17,10 @@ export interface OwnWritesOptions {
  * only ever costs a token for an echo that never came or came very late.
  */
 export class OwnWrites {
-  private readonly versions = new Map<string, string[]>();
+  /** By uid, the resource versions our writes returned, oldest first, and whether each one's echo has come. */
+  private readonly versions = new Map<string, { version: string; echoed: boolean }[]>();
+  /** Who waits for the echo of a write, by `uid@resourceVersion` (see echoed). */
+  private readonly waiters = new Map<string, (() => void)[]>();
   /** Writes in progress by object identity (kind, namespace, name: a create has no uid yet). */
   private readonly inFlight = new Map<string, { count: number; settled: Promise<void>; settle: () => void }>();
   private readonly maxObjects: number;
@@ -36,13 +39,31 @@ export class OwnWrites {
     const known = this.versions.get(uid) ?? [];
     // Delete and set again so the Map's insertion order is least-recently-written first.
     this.versions.delete(uid);
-    known.push(version);
-    if (known.length > this.versionsPerObject) known.shift();
+    known.push({ version, echoed: false });
+    if (known.length > this.versionsPerObject) this.release(uid, known.shift()?.version);
     this.versions.set(uid, known);
     if (this.versions.size > this.maxObjects) {
       const oldest = this.versions.keys().next();
-      if (oldest.done !== true) this.versions.delete(oldest.value);
+      if (oldest.done !== true) this.forgetUid(oldest.value);
     }
+  }
+
+  /**
+   * Settles once the watch has delivered the echo of every write in `written` (objects our writes returned), so the
+   * caches show them; a write forgotten before its echo came (evicted, superseded, deleted) counts as delivered.
+   * Callers bound the wait themselves: an echo a relist skipped never comes.
+   */
+  echoed(written: readonly WatchedObject[]): Promise<void> {
+    const waits: Promise<void>[] = [];
+    for (const object of written) {
+      const uid = object.metadata?.uid;
+      const version = object.metadata?.resourceVersion;
+      const write = this.versions.get(uid ?? '')?.find((known) => known.version === version);
+      if (write === undefined || write.echoed) continue;
+      const id = `${uid}@${version}`;
+      waits.push(new Promise<void>((resolve) => this.waiters.set(id, [...(this.waiters.get(id) ?? []), resolve])));
+    }
+    return Promise.all(waits).then(() => undefined);
   }
 
   /**
@@ -79,18 +100,36 @@ export class OwnWrites {
     return this.inFlight.get(identity(object))?.settled;
   }
 
-  /** True when `object` is exactly the result of one of our writes. */
+  /** True when `object` is exactly the result of one of our writes; wakes whoever waits for that echo. */
   isEcho(object: WatchedObject): boolean {
     const uid = object.metadata?.uid;
     const version = object.metadata?.resourceVersion;
     if (uid === undefined || version === undefined) return false;
-    return this.versions.get(uid)?.includes(version) === true;
+    const write = this.versions.get(uid)?.find((known) => known.version === version);
+    if (write === undefined) return false;
+    write.echoed = true;
+    if (this.waiters.size > 0) this.release(uid, version);
+    return true;
   }
 
   /** Drops what is known about a deleted object. */
   forget(object: WatchedObject): void {
     const uid = object.metadata?.uid;
-    if (uid !== undefined) this.versions.delete(uid);
+    if (uid !== undefined) this.forgetUid(uid);
+  }
+
+  private forgetUid(uid: string): void {
+    const known = this.versions.get(uid);
+    this.versions.delete(uid);
+    if (this.waiters.size > 0) for (const { version } of known ?? []) this.release(uid, version);
+  }
+
+  private release(uid: string, version: string | undefined): void {
+    const id = `${uid}@${version}`;
+    const waiting = this.waiters.get(id);
+    if (waiting === undefined) return;
+    this.waiters.delete(id);
+    for (const wake of waiting) wake();
   }
 
   /** Objects currently remembered. */

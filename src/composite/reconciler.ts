@@ -143,6 +143,8 @@ interface Composed {
   unsynced: string[];
   /** Whether any composed resource was written. */
   wrote: boolean;
+  /** What those writes returned, for those whose echo is tracked: the next look waits for their echoes. */
+  written: ComposedObject[];
   readyOverride: 'READY_TRUE' | 'READY_FALSE' | undefined;
 }
 
@@ -276,6 +278,7 @@ export class CompositeReconciler {
       unready: desired.filter((d) => !d.ready).map((d) => d.name),
       unsynced: applied.unsynced,
       wrote: applied.wrote,
+      written: applied.written,
       readyOverride: ready === 'READY_TRUE' || ready === 'READY_FALSE' ? ready : undefined,
     };
   }
@@ -371,10 +374,14 @@ export class CompositeReconciler {
       status.set('lastHandledReconcileAt', token);
       this.options.events.event(xr, reconcileRequestHandledEvent(token));
     }
-    await this.writeStatus(xr, status, pass.signal);
+    const statusWritten = await this.writeStatus(xr, status, pass.signal);
     // compositor's own writes come back as echoes that trigger nothing, so after a write the XR looks once more to
-    // observe what it wrote: readiness and ToCompositeFieldPath patches are computed from observed state.
-    if (composed.wrote) return { requeueAfterMs: OBSERVE_WRITES_AFTER_MS };
+    // observe what it wrote: readiness and ToCompositeFieldPath patches are computed from observed state. It looks
+    // as soon as the caches show those writes, at the latest after OBSERVE_WRITES_AFTER_MS.
+    if (composed.wrote) {
+      const written = statusWritten ? [...composed.written, statusWritten] : composed.written;
+      return { requeueAfterMs: OBSERVE_WRITES_AFTER_MS, expediteWhen: this.options.ownWrites.echoed(written) };
+    }
     return { requeueAfterMs: this.requeueAfter(composed.ttlMs, pass.pollMs) };
   }
 
@@ -625,15 +632,18 @@ export class CompositeReconciler {
     desired: readonly { name: string; object: ComposedObject }[],
     observed: ReadonlyMap<string, ComposedObject>,
     signal: AbortSignal,
-  ): Promise<{ unsynced: string[]; wrote: boolean }> {
+  ): Promise<{ unsynced: string[]; wrote: boolean; written: ComposedObject[] }> {
     const changed = desired.filter(({ name, object }) => !isApplied(object, observed.get(name)));
+    const written: ComposedObject[] = [];
     const invalid = await mapLimited(
       changed,
       this.applyLimit,
       async ({ name, object }) => {
         try {
           const manager = composedFieldManager(xr.metadata.name, object.apiVersion, object.kind);
-          await this.apply(object, manager, signal, !this.isOwnKind(object));
+          const tracked = !this.isOwnKind(object);
+          const result = await this.apply(object, manager, signal, tracked);
+          if (tracked) written.push(result);
           return false;
         } catch (err) {
           if (!(err instanceof ApiError) || err.status !== 422) throw err;
@@ -643,7 +653,8 @@ export class CompositeReconciler {
       },
       { signal },
     );
-    return { unsynced: changed.filter((_, i) => invalid[i]).map((d) => d.name), wrote: changed.length > 0 };
+    const unsynced = changed.filter((_, i) => invalid[i]).map((d) => d.name);
+    return { unsynced, wrote: changed.length > 0, written };
   }
 
   /**
@@ -725,8 +736,8 @@ export class CompositeReconciler {
   }
 
   /** Server-side applies the status subresource when the draft differs from what is stored. */
-  private async writeStatus(xr: Xr, status: StatusDraft, signal: AbortSignal): Promise<void> {
-    if (status.unchanged()) return;
+  private async writeStatus(xr: Xr, status: StatusDraft, signal: AbortSignal): Promise<Xr | undefined> {
+    if (status.unchanged()) return undefined;
     const { client, discovery } = this.options;
     const path = await discovery.path(xr.apiVersion, xr.kind, xr.metadata.name, xr.metadata.namespace);
     const body = {
@@ -735,7 +746,7 @@ export class CompositeReconciler {
       metadata: { name: xr.metadata.name, ...(xr.metadata.namespace ? { namespace: xr.metadata.namespace } : {}) },
       status: status.toStatus(),
     };
-    await this.options.ownWrites.track(xr, () =>
+    return this.options.ownWrites.track(xr, () =>
       client.request<Xr>('PATCH', `${path}/status`, {
         body,
         contentType: CONTENT_TYPE.apply,

@@ -121,6 +121,12 @@ export class ReconcileQueue {
     this.delayed.schedule(key, this.clock.now() + delayMs);
   }
 
+  /** Moves `key`, if it waits for a time, to now: it is added once, not again when its time comes. */
+  expedite(key: string): void {
+    if (this.stopped || !this.delayed.has(key)) return;
+    this.delayed.schedule(key, this.clock.now());
+  }
+
   /** Adds `key` after its next backoff delay (1s doubling to 60s by default). */
   addRateLimited(key: string): void {
     if (this.stopped) return;
@@ -229,6 +235,10 @@ export class ReconcileQueue {
       case 'requeue_after':
         this.forget(key);
         this.addAfter(key, outcome.requeueAfterMs);
+        void outcome.expediteWhen?.then(
+          () => this.expedite(key),
+          () => undefined,
+        );
         break;
       case 'requeue':
         this.add(key);

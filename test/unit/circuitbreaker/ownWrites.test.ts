@@ -46,4 +46,50 @@ describe('circuitbreaker/OwnWrites', () => {
     own.forget(at('a', '1'));
     expect(own.size).to.equal(0);
   });
+
+  describe('echoed', () => {
+    /** Whether `promise` has settled once pending callbacks ran. */
+    async function settled(promise: Promise<void>): Promise<boolean> {
+      let done = false;
+      void promise.then(() => (done = true));
+      for (let i = 0; i < 3; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+      return done;
+    }
+
+    it('settles when the echo of every write has come, not before', async () => {
+      const own = new OwnWrites();
+      own.record(at('a', '10'));
+      own.record(at('b', '20'));
+      const both = own.echoed([at('a', '10'), at('b', '20')]);
+      own.isEcho(at('a', '10'));
+      expect(await settled(both), 'one echo of two').to.be.false;
+      own.isEcho(at('b', '19'));
+      expect(await settled(both), 'an older version is not the echo').to.be.false;
+      own.isEcho(at('b', '20'));
+      expect(await settled(both)).to.be.true;
+    });
+
+    it('settles at once for echoes that already came and for writes it does not know', async () => {
+      const own = new OwnWrites();
+      own.record(at('a', '10'));
+      own.isEcho(at('a', '10'));
+      expect(await settled(own.echoed([at('a', '10'), at('z', '1'), {}]))).to.be.true;
+    });
+
+    it('stops waiting for a write forgotten before its echo came: superseded, evicted or deleted', async () => {
+      const own = new OwnWrites({ versionsPerObject: 1, maxObjects: 2 });
+      own.record(at('a', '1'));
+      own.record(at('b', '1'));
+      const superseded = own.echoed([at('b', '1')]);
+      own.record(at('b', '2'));
+      expect(await settled(superseded), 'superseded').to.be.true;
+      const evicted = own.echoed([at('a', '1')]);
+      own.record(at('c', '1'));
+      expect(await settled(evicted), 'evicted').to.be.true;
+      const deleted = own.echoed([at('c', '1')]);
+      expect(await settled(deleted), 'still waiting').to.be.false;
+      own.forget(at('c', '1'));
+      expect(await settled(deleted), 'deleted').to.be.true;
+    });
+  });
 });

@@ -246,6 +246,48 @@ for (const [mode, fairness] of Object.entries(MODES)) {
       ).to.equal(1);
     });
 
+    it('reconciles a key waiting after requeueAfterMs once, as soon as its expediteWhen settles', async () => {
+      const clock = new ManualClock();
+      const r = new ManualReconciler(clock);
+      const { queue } = harness(clock, r.reconcile, {});
+      queue.start();
+      queue.add('ns/a');
+      await settle();
+      let echoed: () => void = () => undefined;
+      r.finish('ns/a', { requeueAfterMs: 250, expediteWhen: new Promise<void>((resolve) => (echoed = resolve)) });
+      await advance(clock, 40, 10);
+      expect(
+        r.calls.map((c) => c.at),
+        'waiting',
+      ).to.deep.equal([0]);
+      echoed();
+      await advance(clock, 1, 1);
+      expect(
+        r.calls.map((c) => c.at),
+        'expedited',
+      ).to.deep.equal([0, 40]);
+      r.finish('ns/a');
+      await advance(clock, 1_000, 10);
+      expect(r.calls, 'its 250 ms turn does not add it again').to.have.length(2);
+    });
+
+    it('never reconciles on expediteWhen alone: a settled key not waiting any more is left alone', async () => {
+      const clock = new ManualClock();
+      const r = new ManualReconciler(clock);
+      const { queue } = harness(clock, r.reconcile, {});
+      queue.start();
+      queue.add('ns/a');
+      await settle();
+      let echoed: () => void = () => undefined;
+      r.finish('ns/a', { requeueAfterMs: 250, expediteWhen: new Promise<void>((resolve) => (echoed = resolve)) });
+      await advance(clock, 300, 10);
+      r.finish('ns/a');
+      await settle();
+      echoed();
+      await advance(clock, 1_000, 10);
+      expect(r.calls.map((c) => c.at)).to.deep.equal([0, 250]);
+    });
+
     it('admits at most 10N keys at once and N per second after, over a simulated minute, delaying not dropping', async () => {
       const clock = new ManualClock();
       const started: number[] = [];
