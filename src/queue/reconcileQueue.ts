@@ -236,7 +236,9 @@ export class ReconcileQueue {
         this.forget(key);
         this.addAfter(key, outcome.requeueAfterMs);
         void outcome.expediteWhen?.then(
-          () => this.expedite(key),
+          () => {
+            this.expedite(key);
+          },
           () => undefined,
         );
         break;
