@@ -246,21 +246,27 @@ for (const [mode, fairness] of Object.entries(MODES)) {
       ).to.equal(1);
     });
 
-    it('reconciles a key waiting after requeueAfterMs once, as soon as its expediteWhen settles', async () => {
+    /** Reconciles ns/a once and finishes it with a 250 ms requeue that `expedite()` may bring forward. */
+    async function waitingKey(): Promise<{ clock: ManualClock; r: ManualReconciler; expedite: () => void }> {
       const clock = new ManualClock();
       const r = new ManualReconciler(clock);
       const { queue } = harness(clock, r.reconcile, {});
       queue.start();
       queue.add('ns/a');
       await settle();
-      let echoed: () => void = () => undefined;
-      r.finish('ns/a', { requeueAfterMs: 250, expediteWhen: new Promise<void>((resolve) => (echoed = resolve)) });
+      let expedite: () => void = () => undefined;
+      r.finish('ns/a', { requeueAfterMs: 250, expediteWhen: new Promise<void>((resolve) => (expedite = resolve)) });
+      return { clock, r, expedite };
+    }
+
+    it('reconciles a key waiting after requeueAfterMs once, as soon as its expediteWhen settles', async () => {
+      const { clock, r, expedite } = await waitingKey();
       await advance(clock, 40, 10);
       expect(
         r.calls.map((c) => c.at),
         'waiting',
       ).to.deep.equal([0]);
-      echoed();
+      expedite();
       await advance(clock, 1, 1);
       expect(
         r.calls.map((c) => c.at),
@@ -272,18 +278,11 @@ for (const [mode, fairness] of Object.entries(MODES)) {
     });
 
     it('never reconciles on expediteWhen alone: a settled key not waiting any more is left alone', async () => {
-      const clock = new ManualClock();
-      const r = new ManualReconciler(clock);
-      const { queue } = harness(clock, r.reconcile, {});
-      queue.start();
-      queue.add('ns/a');
-      await settle();
-      let echoed: () => void = () => undefined;
-      r.finish('ns/a', { requeueAfterMs: 250, expediteWhen: new Promise<void>((resolve) => (echoed = resolve)) });
+      const { clock, r, expedite } = await waitingKey();
       await advance(clock, 300, 10);
       r.finish('ns/a');
       await settle();
-      echoed();
+      expedite();
       await advance(clock, 1_000, 10);
       expect(r.calls.map((c) => c.at)).to.deep.equal([0, 250]);
     });
