@@ -377,8 +377,10 @@ export class CompositeReconciler {
     const statusWritten = await this.writeStatus(xr, status, pass.signal);
     // compositor's own writes come back as echoes that trigger nothing, so after a write the XR looks once more to
     // observe what it wrote: readiness and ToCompositeFieldPath patches are computed from observed state. It looks
-    // as soon as the caches show those writes, at the latest after OBSERVE_WRITES_AFTER_MS.
+    // as soon as the caches show those writes (realtime: without it composed kinds are not watched, so no echo
+    // comes), at the latest after OBSERVE_WRITES_AFTER_MS.
     if (composed.wrote) {
+      if (!this.options.timing.realtime) return { requeueAfterMs: OBSERVE_WRITES_AFTER_MS };
       const written = statusWritten ? [...composed.written, statusWritten] : composed.written;
       return { requeueAfterMs: OBSERVE_WRITES_AFTER_MS, expediteWhen: this.options.ownWrites.echoed(written) };
     }
