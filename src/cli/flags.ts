@@ -63,7 +63,8 @@ export const START_FLAGS: readonly FlagDefinition[] = [
     key: 'minPollIntervalMs',
     kind: 'positiveDuration',
     default: '1s',
-    description: 'Lower bound that per-resource crossplane.io/poll-interval values are clamped up to.',
+    description:
+      'Lower bound that per-resource crossplane.io/poll-interval values are clamped up to; --poll-interval and --managed-poll-interval must not be below it.',
   },
   {
     name: 'managed-poll-interval',

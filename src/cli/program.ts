@@ -64,16 +64,21 @@ function toConfigValues(options: Record<string, unknown>): Record<string, unknow
   return values;
 }
 
+/** The default poll intervals obey --min-poll-interval as the per-resource annotations do. */
+function checkAtLeastMinimum(flag: string, intervalMs: number, minimumMs: number): void {
+  if (intervalMs >= minimumMs) return;
+  throw new UsageError(
+    `--${flag} ${formatDuration(intervalMs)} is below --min-poll-interval ${formatDuration(minimumMs)}: expected a poll interval at least the minimum`,
+  );
+}
+
 /** Applies derived defaults and checks that flags agree with each other. */
 export function finishConfig(options: Record<string, unknown>): StartConfig {
   const values: Record<string, unknown> = { ...flagDefaults(), ...toConfigValues(options) };
   values.maxConcurrentReconciles ??= values.maxReconcileRate;
   const config = values as unknown as StartConfig;
-  if (config.pollIntervalMs < config.minPollIntervalMs) {
-    throw new UsageError(
-      `--poll-interval ${formatDuration(config.pollIntervalMs)} is below --min-poll-interval ${formatDuration(config.minPollIntervalMs)}: expected a poll interval at least the minimum`,
-    );
-  }
+  checkAtLeastMinimum('poll-interval', config.pollIntervalMs, config.minPollIntervalMs);
+  checkAtLeastMinimum('managed-poll-interval', config.managedPollIntervalMs, config.minPollIntervalMs);
   const { leaderElectionLeaseDurationMs: lease, leaderElectionRenewDeadlineMs: renew } = config;
   if (renew >= lease) {
     throw new UsageError(

@@ -261,6 +261,11 @@ describe('cli/program', () => {
       flag: '--min-poll-interval',
       form: 'at least the minimum',
     },
+    'a managed poll interval below the minimum': {
+      args: ['--min-poll-interval=30s', '--managed-poll-interval=10s'],
+      flag: '--managed-poll-interval',
+      form: 'at least the minimum',
+    },
     'a lease namespace that is not a DNS label': {
       args: ['--leader-election-namespace=Crossplane_System'],
       flag: '--leader-election-namespace',
