@@ -4,7 +4,7 @@ import type { FunctionRunner } from '../functions/index.js';
 import { isConflict, type Discovery, type EventSink, type KubeClient, type KubeObject } from '../kube/index.js';
 import type { Metrics } from '../metrics/index.js';
 import { ReconcileQueue } from '../queue/index.js';
-import { objectKey, type InformerLease, type InformerRegistry, type ObjectStore } from '../watch/index.js';
+import { objectKey, waitAtMost, type InformerLease, type InformerRegistry, type ObjectStore } from '../watch/index.js';
 import { CompositeEventPipeline } from './eventPipeline.js';
 import { effectivePollInterval, type PollIntervalFlags } from './pollInterval.js';
 import { NamespaceWeights } from './queueWeights.js';
@@ -211,10 +211,7 @@ export class CompositeController {
         this.options.logger.warn({ kind: gvk, err: failureMessage(err) }, 'cannot watch a composed kind yet');
       });
     });
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, WARM_START_LIMIT_MS)));
-    await Promise.race([Promise.all(watches), bound]);
-    clearTimeout(timer);
+    await waitAtMost(Promise.all(watches), WARM_START_LIMIT_MS);
   }
 
   private composedCache(): ComposedCache {

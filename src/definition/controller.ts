@@ -12,7 +12,7 @@ import {
 } from '../kube/index.js';
 import type { Metrics } from '../metrics/index.js';
 import type { ReconcileQueue, ReconcileResult } from '../queue/index.js';
-import type { InformerLease, InformerRegistry } from '../watch/index.js';
+import { waitAtMost, type InformerLease, type InformerRegistry } from '../watch/index.js';
 import {
   AGGREGATE_TO_COMPOSITOR_LABEL,
   applyCompositeRole,
@@ -133,18 +133,15 @@ export class DefinitionController {
   async start(): Promise<void> {
     this.lease = await watchXrds(this.options.informers, this.queue);
     const firstPass = new Set(this.lease.informer.store.keys());
-    let timer: ReturnType<typeof setTimeout> | undefined;
     const done = new Promise<void>((resolve) => {
       this.firstPassDone = (key): void => {
         firstPass.delete(key);
         if (firstPass.size === 0) resolve();
       };
       if (firstPass.size === 0) resolve();
-      timer = setTimeout(resolve, FIRST_PASS_LIMIT_MS);
     });
     this.queue.start();
-    await done;
-    clearTimeout(timer);
+    await waitAtMost(done, FIRST_PASS_LIMIT_MS);
     this.firstPassDone = undefined;
   }
 

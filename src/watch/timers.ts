@@ -33,6 +33,17 @@ export const realTimers: InformerTimers = {
   },
 };
 
+/** Waits for `work` or `ms`, whichever comes first: a start that should not hang on what it only warms. */
+export async function waitAtMost(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  try {
+    await Promise.race([work, bound]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export interface Backoff {
   baseMs: number;
   capMs: number;
