@@ -6,7 +6,7 @@ import { createMetrics } from '../metrics/index.js';
 import { Engine } from './engine.js';
 import { ExampleApplier } from './examples.js';
 import type { DevOptions } from './program.js';
-import { runManager, type Output } from './start.js';
+import { heapCompaction, runManager, type Output } from './start.js';
 
 /**
  * `compositor dev`: a local control plane (built and cached on first use), compositor's CRDs, the examples, and
@@ -49,6 +49,7 @@ export async function runDev(options: DevOptions, output: Output): Promise<numbe
           options.examplesDirs.map((dir) => resolve(dir)),
           log,
         ),
+        ...heapCompaction(config, metrics, log),
       ],
     });
     return await runManager(manager, {

@@ -9,14 +9,20 @@ import {
   shutdownSignal,
   StartupError,
   type Logger,
+  type Runnable,
 } from '../manager/index.js';
-import { createMetrics } from '../metrics/index.js';
+import { createMetrics, type Metrics } from '../metrics/index.js';
 import { Engine } from './engine.js';
 import type { StartConfig } from './flags.js';
 
 export interface Output {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
+}
+
+/** The idle heap compactor, unless --idle-heap-compaction=false. */
+export function heapCompaction(config: StartConfig, metrics: Metrics, log: Logger): Runnable[] {
+  return config.idleHeapCompaction ? [new IdleHeapCompactor({ log, compactions: metrics.idleHeapCompactions })] : [];
 }
 
 /** `compositor start`: runs until SIGTERM/SIGINT. Exit 0 after a graceful stop, 1 when it cannot start. */
@@ -29,10 +35,7 @@ export async function runStart(config: StartConfig, output: Output): Promise<num
     metrics,
     kubeConfig: () => loadKubeConfig({ path: config.kubeconfig }),
     crds: () => loadCrds(),
-    runnables: (client) => [
-      new Engine({ client, config, metrics, log }),
-      ...(config.idleHeapCompaction ? [new IdleHeapCompactor({ log, compactions: metrics.idleHeapCompactions })] : []),
-    ],
+    runnables: (client) => [new Engine({ client, config, metrics, log }), ...heapCompaction(config, metrics, log)],
     leaderElection: config.leaderElection
       ? {
           namespace: config.leaderElectionNamespace,
