@@ -58,10 +58,11 @@ export class OwnWrites {
     for (const object of written) {
       const uid = object.metadata?.uid;
       const version = object.metadata?.resourceVersion;
-      const write = this.versions.get(uid ?? '')?.find((known) => known.version === version);
-      if (write === undefined || write.echoed) continue;
+      if (uid === undefined || version === undefined || this.writeOf(uid, version)?.echoed !== false) continue;
       const id = `${uid}@${version}`;
-      waits.push(new Promise<void>((resolve) => this.waiters.set(id, [...(this.waiters.get(id) ?? []), resolve])));
+      const waiting = this.waiters.get(id) ?? [];
+      this.waiters.set(id, waiting);
+      waits.push(new Promise<void>((resolve) => waiting.push(resolve)));
     }
     return Promise.all(waits).then(() => undefined);
   }
@@ -105,7 +106,7 @@ export class OwnWrites {
     const uid = object.metadata?.uid;
     const version = object.metadata?.resourceVersion;
     if (uid === undefined || version === undefined) return false;
-    const write = this.versions.get(uid)?.find((known) => known.version === version);
+    const write = this.writeOf(uid, version);
     if (write === undefined) return false;
     write.echoed = true;
     if (this.waiters.size > 0) this.release(uid, version);
@@ -116,6 +117,10 @@ export class OwnWrites {
   forget(object: WatchedObject): void {
     const uid = object.metadata?.uid;
     if (uid !== undefined) this.forgetUid(uid);
+  }
+
+  private writeOf(uid: string, version: string): { version: string; echoed: boolean } | undefined {
+    return this.versions.get(uid)?.find((known) => known.version === version);
   }
 
   private forgetUid(uid: string): void {

@@ -72,9 +72,10 @@ export function processHeap(): HeapAccess {
       return { committedBytes: stats.total_heap_size, usedBytes: stats.used_heap_size };
     },
     compact() {
-      // Node offers no API to request a collection; exposing V8's gc() at run time is the documented way around
-      // that. 'last-resort' is the collection V8 itself runs under memory pressure: it compacts old space and
-      // gives back the unused young generation, which a plain gc() keeps.
+      // Node offers no API to request a collection. Setting --expose-gc at run time and reading gc from a new
+      // context is the usual way around that (Node documents setFlagsFromString, not this use of it; the test
+      // suite checks it works on the pinned Node). 'last-resort' is the collection V8 itself runs under memory
+      // pressure: it compacts old space and gives back the unused young generation, which a plain gc() keeps.
       if (gc === undefined) {
         setFlagsFromString('--expose-gc');
         gc = runInNewContext('gc') as (options: object) => void;
