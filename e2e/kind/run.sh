@@ -9,7 +9,7 @@ cd "$(dirname "$0")/../.."
 cluster=${E2E_KIND_CLUSTER:-compositor-e2e}
 image=${E2E_IMAGE:-compositor:e2e}
 for tool in docker kind; do
-  command -v "$tool" >/dev/null || { echo "e2e:kind: $tool is required (see README, End-to-end tests)" >&2; exit 1; }
+  command -v "$tool" >/dev/null || { echo "e2e:kind: $tool is required (see docs/testing.md, End-to-end tests)" >&2; exit 1; }
 done
 
 if [[ -z "${E2E_KUBECONFIG:-}" ]]; then

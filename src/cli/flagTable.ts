@@ -1,6 +1,6 @@
 import { envName, START_FLAGS } from './flags.js';
 
-/** The README's flag table, generated from the flag definitions so the two never drift (a unit test checks). */
+/** The flag table of docs/flags.md, generated from the flag definitions so the two never drift (a unit test checks). */
 export function flagTableMarkdown(): string {
   const rows = START_FLAGS.map((flag) => {
     const fallback = flag.default === undefined ? '' : `\`${flag.default}\``;

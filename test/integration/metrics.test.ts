@@ -14,7 +14,7 @@ import {
   type XrObject,
 } from './engine.js';
 
-// Every metric the README's metrics table names, with its labels, after one XR was reconciled.
+// Every metric the table of docs/metrics.md names, with its labels, after one XR was reconciled.
 describe('metrics', function () {
   this.timeout(120_000);
   const api = testApi('metrics.compositor.test', 'XMeasured');
