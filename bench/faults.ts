@@ -2,7 +2,7 @@
 // everything converges (every XR Ready, a change made after the fault applied, exactly M composed resources per XR:
 // none lost, none duplicated, none orphaned) and report the recovery time, from the end of the fault until then.
 // compositor reaches the API server through a TCP proxy (bench/harness/proxy.ts) so watch connections can be cut.
-// Prints one JSON object. Usage: npm run bench:faults -- [--xrs 100] [--composed 3] [--max-reconcile-rate 100]
+// Prints one JSON object. Usage: npm run bench:faults -- [--xrs 100] [--composed 3] [--max-reconcile-rate <n>]
 //        [--only name,name]
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
@@ -22,18 +22,19 @@ import {
 } from './harness/api.js';
 import { converged, waitConverged, type Audit } from './harness/audit.js';
 import { benchClient } from './harness/client.js';
-import { ControllerProcess } from './harness/controller.js';
+import { ControllerProcess, effectiveReconcileRate, reconcileRateArgs } from './harness/controller.js';
 import { CrashableFunction } from './harness/functions.js';
 import { sum } from './harness/metrics.js';
 import { apiPort, EtcdRestarter, proxiedKubeconfig, startPlane } from './harness/plane.js';
 import { TcpProxy } from './harness/proxy.js';
-import { round, sleep, until } from './harness/util.js';
+import { optionalNumber, round, sleep, until } from './harness/util.js';
 import type { ControlPlane } from '../e2e/controlplane/index.js';
 
 export interface FaultOptions {
   xrs: number;
   composed: number;
-  maxReconcileRate: number;
+  /** compositor's --max-reconcile-rate; undefined runs it with the shipped default. */
+  maxReconcileRate?: number;
   /** Fault names to run (all when empty). */
   only: readonly string[];
   /** How long to wait for convergence after a fault before reporting it as not recovered. */
@@ -272,7 +273,7 @@ async function setUp(plane: ControlPlane, options: FaultOptions): Promise<Contex
   const controller = new ControllerProcess({
     kubeconfigPath: proxiedKubeconfig(plane, proxy.port),
     args: [
-      `--max-reconcile-rate=${options.maxReconcileRate}`,
+      ...reconcileRateArgs(options.maxReconcileRate),
       '--function-insecure',
       `--log-level=${options.logLevel ?? 'warn'}`,
     ],
@@ -336,7 +337,7 @@ export async function runFaults(options: FaultOptions): Promise<FaultsResult> {
         benchmark: 'faults',
         xrs: options.xrs,
         composed: options.composed,
-        maxReconcileRate: options.maxReconcileRate,
+        maxReconcileRate: effectiveReconcileRate(options.maxReconcileRate),
         faults,
         final,
         targets: {
@@ -366,7 +367,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     options: {
       xrs: { type: 'string', default: '100' },
       composed: { type: 'string', default: '3' },
-      'max-reconcile-rate': { type: 'string', default: '100' },
+      'max-reconcile-rate': { type: 'string' },
       only: { type: 'string', default: '' },
       'recovery-timeout': { type: 'string', default: '180' },
       'log-level': { type: 'string', default: 'warn' },
@@ -375,7 +376,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   const result = await runFaults({
     xrs: Number(values.xrs),
     composed: Number(values.composed),
-    maxReconcileRate: Number(values['max-reconcile-rate']),
+    maxReconcileRate: optionalNumber(values['max-reconcile-rate']),
     only: values.only === '' ? [] : values.only.split(','),
     recoveryTimeoutMs: Number(values['recovery-timeout']) * 1000,
     logLevel: values['log-level'],

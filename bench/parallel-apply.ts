@@ -9,7 +9,7 @@
 // time alone, which concurrent applies on a small machine cannot hide. For scale, each limit also reports how long
 // the bench's own bare client takes to apply the same number of ConfigMaps with that many in flight: the floor for
 // any controller on this machine.
-// Usage: npm run bench:parallel-apply -- [--composed 50] [--limits 1,8] [--samples 5] [--max-reconcile-rate 100]
+// Usage: npm run bench:parallel-apply -- [--composed 50] [--limits 1,8] [--samples 5] [--max-reconcile-rate <n>]
 //        [--rtt 20ms]
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
@@ -21,11 +21,11 @@ import type { KubeClient } from '../src/kube/index.js';
 import { CONTENT_TYPE } from '../src/kube/index.js';
 import { installApi, isReady, scaleApi, xrPath, type ScaleApi, type ScaleXr } from './harness/api.js';
 import { benchClient } from './harness/client.js';
-import { ControllerProcess } from './harness/controller.js';
+import { ControllerProcess, effectiveReconcileRate, reconcileRateArgs } from './harness/controller.js';
 import { writes } from './harness/metrics.js';
 import { LatencyProxy } from './harness/latencyProxy.js';
 import { apiPort, proxiedKubeconfig, startPlane } from './harness/plane.js';
-import { percentile, round, sleep, until } from './harness/util.js';
+import { optionalNumber, percentile, round, sleep, until } from './harness/util.js';
 
 export interface ParallelApplyOptions {
   composed: number;
@@ -33,8 +33,11 @@ export interface ParallelApplyOptions {
   limits: readonly number[];
   /** XRs timed per limit, one at a time, after one warm-up XR (which starts the ConfigMap informer). */
   samples: number;
-  /** Set high enough that the client rate limit (QPS 5x, burst 10x) is not what is measured. */
-  maxReconcileRate: number;
+  /**
+   * compositor's --max-reconcile-rate; undefined runs it with the shipped default (100), high enough that the client
+   * rate limit (QPS 5x, burst 10x) is not what is measured.
+   */
+  maxReconcileRate?: number;
   roundTripSamples: number;
   /** Network round trip added between compositor and the API server; 0 for none. */
   rttMs: number;
@@ -75,7 +78,7 @@ const READY_TIMEOUT_MS = 120_000;
 const POLL_MS = 10;
 
 export function parallelApplyDefaults(): ParallelApplyOptions {
-  return { composed: 50, limits: [1, 8], samples: 5, maxReconcileRate: 100, roundTripSamples: 50, rttMs: 0 };
+  return { composed: 50, limits: [1, 8], samples: 5, roundTripSamples: 50, rttMs: 0 };
 }
 
 /** Server-side applies of one ConfigMap (each changing it, so each is a real write), after a few warm-up calls. */
@@ -233,11 +236,7 @@ export async function runParallelApply(options: ParallelApplyOptions): Promise<P
     for (const limit of options.limits) {
       const controller = new ControllerProcess({
         kubeconfigPath: via.path,
-        args: [
-          `--max-concurrent-applies=${limit}`,
-          `--max-reconcile-rate=${options.maxReconcileRate}`,
-          '--log-level=warn',
-        ],
+        args: [`--max-concurrent-applies=${limit}`, ...reconcileRateArgs(options.maxReconcileRate), '--log-level=warn'],
       });
       try {
         await controller.start();
@@ -266,7 +265,7 @@ export async function runParallelApply(options: ParallelApplyOptions): Promise<P
     benchmark: 'parallel-apply',
     composed: options.composed,
     samples: options.samples,
-    maxReconcileRate: options.maxReconcileRate,
+    maxReconcileRate: effectiveReconcileRate(options.maxReconcileRate),
     addedRttMs: options.rttMs,
     applyRoundTripMsP50: nullableRound(percentile(roundTrips, 50), 2),
     applyRoundTripMsP95: nullableRound(percentile(roundTrips, 95), 2),
@@ -297,7 +296,7 @@ function optionsFromArgs(argv: readonly string[]): ParallelApplyOptions {
     composed: Number(values.composed ?? defaults.composed),
     limits: values.limits === undefined ? defaults.limits : values.limits.split(',').map(Number),
     samples: Number(values.samples ?? defaults.samples),
-    maxReconcileRate: Number(values['max-reconcile-rate'] ?? defaults.maxReconcileRate),
+    maxReconcileRate: optionalNumber(values['max-reconcile-rate']),
     rttMs: values.rtt === undefined ? defaults.rttMs : parseDuration(values.rtt),
   };
 }

@@ -3,7 +3,7 @@
 // object: time until all XRs are Ready, reconciles/s and API requests by verb while converging, realtime latency
 // (a composed ConfigMap changed by another field manager -> its XR's status shows it), API writes per minute at
 // rest, peak and idle RSS, and a restart (reconciles in its first window, time until a changed XR is reconciled).
-// Usage: npm run bench:scale -- [--xrs 1000] [--composed 3] [--max-reconcile-rate 100] [--realtime=false]
+// Usage: npm run bench:scale -- [--xrs 1000] [--composed 3] [--max-reconcile-rate <n>] [--realtime=false]
 //        [--controller-cmd "<command>"] [--idle 2m] [--restart-window 60s] [--latency-samples 100]
 //        [--experiment reuse-connections] [--no-cache-trim]
 // --no-cache-trim runs compositor with COMPOSITOR_CACHE_TRIM=false (src/watch/trim.ts): its caches keep
@@ -30,15 +30,16 @@ import {
 } from './harness/api.js';
 import { audit, type Audit } from './harness/audit.js';
 import { benchClient } from './harness/client.js';
-import { ControllerProcess } from './harness/controller.js';
+import { ControllerProcess, effectiveReconcileRate, reconcileRateArgs } from './harness/controller.js';
 import { byLabel, delta, sum, writes, type Sample } from './harness/metrics.js';
 import { startPlane } from './harness/plane.js';
-import { MIB, percentile, round, RssSampler, sleep, treeRss, until } from './harness/util.js';
+import { MIB, optionalNumber, percentile, round, RssSampler, sleep, treeRss, until } from './harness/util.js';
 
 export interface ScaleOptions {
   xrs: number;
   composed: number;
-  maxReconcileRate: number;
+  /** compositor's --max-reconcile-rate; undefined runs it with the shipped default. */
+  maxReconcileRate?: number;
   realtime: boolean;
   controllerCmd?: string;
   idleMs: number;
@@ -109,7 +110,6 @@ export function scaleDefaults(): ScaleOptions {
   return {
     xrs: 1000,
     composed: 3,
-    maxReconcileRate: 100,
     realtime: true,
     idleMs: 120_000,
     restartWindowMs: 60_000,
@@ -125,7 +125,7 @@ function names(count: number): string[] {
 
 function controllerArgs(options: ScaleOptions): string[] {
   return [
-    `--max-reconcile-rate=${options.maxReconcileRate}`,
+    ...reconcileRateArgs(options.maxReconcileRate),
     `--enable-realtime-compositions=${options.realtime}`,
     '--log-level=warn',
   ];
@@ -380,7 +380,7 @@ export async function runScale(options: ScaleOptions): Promise<ScaleResult> {
       controller: options.controllerCmd ?? `compositor (${controller.mode})`,
       xrs: options.xrs,
       composed: options.composed,
-      maxReconcileRate: options.maxReconcileRate,
+      maxReconcileRate: effectiveReconcileRate(options.maxReconcileRate),
       realtime: options.realtime,
       experiments: options.experiments ?? [],
       cacheTrim: options.cacheTrim,
@@ -433,7 +433,7 @@ function optionsFromArgs(argv: readonly string[]): ScaleOptions {
     ...defaults,
     xrs: Number(values.xrs ?? defaults.xrs),
     composed: Number(values.composed ?? defaults.composed),
-    maxReconcileRate: Number(values['max-reconcile-rate'] ?? defaults.maxReconcileRate),
+    maxReconcileRate: optionalNumber(values['max-reconcile-rate']),
     realtime: values.realtime !== 'false',
     controllerCmd: values['controller-cmd'],
     idleMs: values.idle === undefined ? defaults.idleMs : parseDuration(values.idle),

@@ -7,6 +7,7 @@ import { appendFileSync, closeSync, existsSync, mkdtempSync, openSync, writeSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/apis/index.js';
+import { flagDefaults } from '../../src/cli/flags.js';
 import { freePort } from '../../e2e/controlplane/ports.js';
 import { scrape, type Sample } from './metrics.js';
 import { sleep, until } from './util.js';
@@ -15,7 +16,7 @@ export interface ControllerOptions {
   kubeconfigPath: string;
   /** A shell command that starts another controller instead of compositor (KUBECONFIG is set for it). */
   command?: string;
-  /** compositor flags besides --kubeconfig and the two bind addresses, e.g. --max-reconcile-rate=100. */
+  /** compositor flags besides --kubeconfig and the two bind addresses, e.g. --log-level=warn. */
   args?: readonly string[];
   /** Modules node preloads into compositor (--import), for experiments (bench/harness/reuse-connections.ts). */
   preload?: readonly string[];
@@ -26,6 +27,19 @@ export interface ControllerOptions {
 }
 
 const READY_TIMEOUT_MS = 60_000;
+
+/**
+ * `--max-reconcile-rate=<rate>` when a run overrides it, nothing otherwise: the benchmarks measure compositor as it
+ * ships, so only an explicit override reaches the command line.
+ */
+export function reconcileRateArgs(rate: number | undefined): string[] {
+  return rate === undefined ? [] : [`--max-reconcile-rate=${rate}`];
+}
+
+/** The rate a run reconciles at, for its JSON: the override, else compositor's shipped default. */
+export function effectiveReconcileRate(rate: number | undefined): number {
+  return rate ?? (flagDefaults().maxReconcileRate as number);
+}
 
 /** Every controller group this process started, killed when it exits so a failed run leaves none behind. */
 const running = new Set<number>();

@@ -14,6 +14,11 @@ export function percentile(values: readonly number[], p: number): number | null 
   return sorted[rank] ?? null;
 }
 
+/** A numeric command-line value, or undefined when the option was not given. */
+export function optionalNumber(text: string | undefined): number | undefined {
+  return text === undefined ? undefined : Number(text);
+}
+
 export function round(value: number, digits = 1): number {
   const scale = 10 ** digits;
   return Math.round(value * scale) / scale;

@@ -48,7 +48,7 @@ export interface FlagDefinition {
   description: string;
 }
 
-/** The flags of DESIGN.md section 8 plus operational ones; the README's flag table is generated from this list. */
+/** The flags of `compositor start`; the flag table of docs/flags.md is generated from this list. */
 export const START_FLAGS: readonly FlagDefinition[] = [
   {
     name: 'poll-interval',
@@ -84,9 +84,9 @@ export const START_FLAGS: readonly FlagDefinition[] = [
     name: 'max-reconcile-rate',
     key: 'maxReconcileRate',
     kind: 'positiveInteger',
-    default: '10',
+    default: '100',
     description:
-      'Global reconciles per second. Also sets the API client limits (QPS 5x, burst 10x) and the default concurrency.',
+      "Global reconciles per second (one token bucket, burst 10x). Also sets the API client limits (QPS 5x, burst 10x) and the default --max-concurrent-reconciles. Crossplane v2 reads this flag as another name for its --max-concurrent-reconciles, a worker count with no global rate: the same value keeps the worker count and adds the rate limit; to carry over only the workers, pass Crossplane's value as --max-concurrent-reconciles.",
   },
   {
     name: 'max-concurrent-reconciles',

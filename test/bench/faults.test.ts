@@ -14,7 +14,6 @@ describe('bench: faults (smoke, 10 XRs)', function () {
     result = await runFaults({
       xrs: XRS,
       composed: COMPOSED,
-      maxReconcileRate: 100,
       only: [],
       recoveryTimeoutMs: 180_000,
     });

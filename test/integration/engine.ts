@@ -22,9 +22,11 @@ export interface RunningEngine {
 
 export async function startEngine(overrides: Partial<StartConfig> = {}): Promise<RunningEngine> {
   const plane = controlPlane();
+  const defaults = flagDefaults();
   const config = {
-    ...flagDefaults(),
-    maxConcurrentReconciles: overrides.maxReconcileRate ?? 10,
+    ...defaults,
+    // As finishConfig derives it: the concurrency follows the reconcile rate unless set.
+    maxConcurrentReconciles: overrides.maxReconcileRate ?? defaults.maxReconcileRate,
     kubeconfig: undefined,
     gracefulShutdownTimeoutMs: 5_000,
     ...overrides,

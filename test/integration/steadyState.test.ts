@@ -124,7 +124,7 @@ describe('steady state and restarts', function () {
 
   it('writes nothing over two minutes with 100 settled XRs', async () => {
     const api = testApi('steady.compositor.test', 'XSteady');
-    const running = await startEngine({ maxReconcileRate: 100 });
+    const running = await startEngine();
     try {
       await installApi(client, api);
       await createMany(client, api.apiVersion, api.kind, 100, 'steady');
@@ -151,7 +151,7 @@ describe('steady state and restarts', function () {
 
   it('after a restart with 1,000 settled XRs reconciles fewer than 5% in 10 s and a changed XR within 2 s', async () => {
     const api = testApi('restart.compositor.test', 'XRestart');
-    let running: RunningEngine = await startEngine({ maxReconcileRate: 100 });
+    let running: RunningEngine = await startEngine();
     try {
       await installApi(client, api);
       await createMany(client, api.apiVersion, api.kind, RESTART_XRS, 'r');
@@ -159,7 +159,7 @@ describe('steady state and restarts', function () {
     } finally {
       await running.stop();
     }
-    running = await startEngine({ maxReconcileRate: 100 });
+    running = await startEngine();
     try {
       const restartedAt = Date.now();
       await apply(client, app(api.apiVersion, api.kind, 'r-7', 'nginx:2.0'));
