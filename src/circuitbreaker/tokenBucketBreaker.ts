@@ -17,7 +17,7 @@ export interface BreakerSettings {
   idleAfterMs: number;
 }
 
-/** DESIGN.md section 4, and Crossplane's defaults since v2.1.1. */
+/** Crossplane's defaults since v2.1.1 (docs/operating.md, "The circuit breaker"). */
 export const DEFAULT_BREAKER_SETTINGS: BreakerSettings = {
   burst: 100,
   refillRatePerSecond: 1,
@@ -53,10 +53,11 @@ interface PendingClose {
 }
 
 /**
- * The per-XR token-bucket breaker of DESIGN.md section 4, in pure logic on an injected clock. A closed circuit
- * charges each event its cost; an event that finds too few tokens opens the circuit and is dropped (the close-time
- * requeue stands in for it). An open circuit charges nothing, lets one probe through per half-open interval, and
- * closes when the cooldown ends, whether or not an event arrives then: `advance` closes it and returns its key.
+ * The per-XR token-bucket breaker (docs/architecture.md#the-circuit-breaker), in pure logic on an injected clock.
+ * A closed circuit charges each event its cost; an event that finds too few tokens opens the circuit and is dropped
+ * (the close-time requeue stands in for it). An open circuit charges nothing, lets one probe through per half-open
+ * interval, and closes when the cooldown ends, whether or not an event arrives then: `advance` closes it and returns
+ * its key.
  */
 export class TokenBucketBreaker implements Breaker {
   private readonly settings: BreakerSettings;

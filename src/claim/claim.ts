@@ -23,6 +23,7 @@ export interface Claim extends Xr {
     writeConnectionSecretToRef?: { name: string };
     compositeDeletePolicy?: 'Background' | 'Foreground';
     compositionRef?: { name: string };
+    compositionRevisionRef?: { name: string };
   };
   status?: Xr['status'] & { connectionDetails?: { lastPublishedTime?: string } };
 }
@@ -107,8 +108,10 @@ export function compositeFromClaim(claim: Claim, xrType: XrType, name: string): 
 }
 
 /**
- * What compositor records on the claim's spec: the XR it is bound to, and the Composition the XR runs with when the
- * claim named none, so a later change of the claim's selector does not move an existing XR to another Composition.
+ * What compositor records on the claim's spec, as Crossplane's claim syncer does: the XR it is bound to; the
+ * Composition the XR runs with when the claim named none, so a later change of the claim's selector does not move an
+ * existing XR to another Composition; and, while the XR's update policy is Automatic, the revision the XR runs (the
+ * XR's controller is then the authority for it).
  */
 export function claimSpecFromComposite(claim: Claim, xr: Xr): Record<string, unknown> {
   const spec: Record<string, unknown> = {
@@ -116,6 +119,10 @@ export function claimSpecFromComposite(claim: Claim, xr: Xr): Record<string, unk
   };
   const compositionRef = xr.spec?.compositionRef as { name?: string } | undefined;
   if (!claim.spec?.compositionRef && compositionRef?.name) spec.compositionRef = { name: compositionRef.name };
+  const revisionRef = xr.spec?.compositionRevisionRef as { name?: string } | undefined;
+  if (xr.spec?.compositionUpdatePolicy === 'Automatic' && revisionRef?.name) {
+    spec.compositionRevisionRef = { name: revisionRef.name };
+  }
   return spec;
 }
 

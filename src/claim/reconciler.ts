@@ -38,7 +38,8 @@ import {
   type Claim,
 } from './claim.js';
 
-const FINALIZER_FIELD_MANAGER = `${CLAIM_FIELD_MANAGER}-finalizer`;
+/** compositor's own name: Crossplane adds the claim finalizer with a plain update, never with an apply. */
+const FINALIZER_FIELD_MANAGER = 'compositor/claim-finalizer';
 /** How often a claim being deleted in the foreground looks again at its XR. */
 const FOREGROUND_RECHECK_MS = 2_000;
 
@@ -66,11 +67,11 @@ export class ClaimError extends Error {
 }
 
 /**
- * The claim reconciler (reference section 1.7, Crossplane's v1 claims): creates or binds the claim's XR and keeps
- * it in step with the claim (server-side apply under the claim's field manager, so removals propagate), records
- * the binding on the claim, shows the XR's status and claim-targeted conditions on the claim, publishes the XR's
- * connection Secret into the claim's namespace, and on deletion deletes the XR with the claim's
- * compositeDeletePolicy. It writes only what differs, so a settled claim costs no API writes.
+ * The claim reconciler (Crossplane's v1 claims, docs/crossplane-differences.md#claims-and-legacy-xrs): creates or
+ * binds the claim's XR and keeps it in step with the claim (server-side apply under the claim's field manager, so
+ * removals propagate), records the binding on the claim, shows the XR's status and claim-targeted conditions on the
+ * claim, publishes the XR's connection Secret into the claim's namespace, and on deletion deletes the XR with the
+ * claim's compositeDeletePolicy. It writes only what differs, so a settled claim costs no API writes.
  */
 export class ClaimReconciler {
   private readonly now: () => Date;

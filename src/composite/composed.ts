@@ -1,5 +1,4 @@
 import type { OwnerReference } from '../apis/index.js';
-import { createHash } from 'node:crypto';
 import { digest, type JsonObject } from '../functions/index.js';
 import type { KubeObject } from '../kube/index.js';
 import { childName } from './names.js';
@@ -41,18 +40,6 @@ export class ComposedResourceError extends Error {
     super(message);
     this.name = 'ComposedResourceError';
   }
-}
-
-/**
- * The field manager of an XR's composed resources of one kind, as Crossplane names it, so a cluster moves between
- * Crossplane core and compositor without field conflicts: sha256(XR name + "Kind.group").
- */
-export function composedFieldManager(xrName: string, apiVersion: string, kind: string): string {
-  const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
-  const groupKind = group === '' ? kind : `${kind}.${group}`;
-  return `apiextensions.crossplane.io/composed/${createHash('sha256')
-    .update(xrName + groupKind)
-    .digest('hex')}`;
 }
 
 export function controllerOf(object: ComposedObject): OwnerReference | undefined {

@@ -3,8 +3,9 @@ import type { ComposedObject } from './composed.js';
 import type { RevisionObject } from './selection.js';
 import type { Xr } from './xr.js';
 
-// Connection details around the composite reconciler (reference section 1.7): what composed resources published
-// (observed state for functions), where a legacy XR publishes its own, and which keys it may publish.
+// Connection details around the composite reconciler (docs/crossplane-differences.md#claims-and-legacy-xrs): what
+// composed resources published (observed state for functions), where a legacy XR publishes its own, and which keys
+// it may publish.
 
 export interface SecretRef {
   name: string;

@@ -5,6 +5,7 @@ import { isConflict, type Discovery, type EventSink, type KubeClient, type KubeO
 import type { Metrics } from '../metrics/index.js';
 import { ReconcileQueue } from '../queue/index.js';
 import { objectKey, waitAtMost, type InformerLease, type InformerRegistry, type ObjectStore } from '../watch/index.js';
+import { adoptMachinery } from './adoptMachinery.js';
 import { CompositeEventPipeline } from './eventPipeline.js';
 import { effectivePollInterval, type PollIntervalFlags } from './pollInterval.js';
 import { NamespaceWeights } from './queueWeights.js';
@@ -73,6 +74,8 @@ export class CompositeController {
   private untrackStuck: (() => void) | undefined;
   /** Settled XRs of the first list and their delays, until start() has warmed the caches. */
   private spreadAtStart: [string, number][] | undefined = [];
+  /** Aborts background work of this controller (the one-time machinery adoption) when it stops. */
+  private readonly stopping = new AbortController();
 
   constructor(private readonly options: CompositeControllerOptions) {
     const { name, metrics, logger, settings } = options;
@@ -93,7 +96,7 @@ export class CompositeController {
       fairness: settings.fairQueue ? this.fairness() : undefined,
       reconcile: (key, signal) => {
         if (!this.reconciler) throw new Error('the composite controller is not started');
-        // One line per reconcile (DESIGN.md section 7); with shards, it shows which replica reconciled which XR.
+        // One line per reconcile (docs/operating.md#logs); with shards, it shows which replica reconciled which XR.
         logger.debug({ controller: name, xr: key }, 'reconcile');
         return this.reconciler.reconcile(key, signal);
       },
@@ -171,6 +174,7 @@ export class CompositeController {
     for (const [key, delayMs] of this.spreadAtStart ?? []) this.queue.addAfter(key, delayMs);
     this.spreadAtStart = undefined;
     this.queue.start();
+    this.adoptMachineryInBackground();
     const xrs = this.pipeline.xrInformer.store;
     // Each replica reports its own shard's XRs, so the series of all replicas add up instead of counting N times.
     const owns = options.owns ?? ((): boolean => true);
@@ -180,6 +184,7 @@ export class CompositeController {
   }
 
   async stop(deadlineMs: number): Promise<void> {
+    this.stopping.abort();
     this.untrackStuck?.();
     this.untrackStuck = undefined;
     await this.queue.shutdown(deadlineMs);
@@ -188,6 +193,39 @@ export class CompositeController {
     this.compositionLease = undefined;
     await this.namespaceLease?.release();
     this.namespaceLease = undefined;
+  }
+
+  /**
+   * Makes compositor's own manager co-own the machinery that earlier releases applied under Crossplane's XR manager
+   * (see adoptMachinery.ts). In the background: reconciles do not wait for it, and it writes only XRs that need it.
+   * With shards, every replica adopts only its own XRs.
+   */
+  private adoptMachineryInBackground(): void {
+    const { options } = this;
+    adoptMachinery({
+      client: options.client,
+      discovery: options.discovery,
+      xrType: options.xrType,
+      ownWrites: this.ownWrites,
+      owns: options.owns,
+      signal: this.stopping.signal,
+    }).then(
+      (adopted) => {
+        if (adopted > 0) {
+          options.logger.info(
+            { controller: options.name, xrs: adopted },
+            'compositor now co-owns XR machinery that earlier releases applied under the XR field manager',
+          );
+        }
+      },
+      (err: unknown) => {
+        if (this.stopping.signal.aborted) return;
+        options.logger.warn(
+          { controller: options.name, err: failureMessage(err) },
+          'cannot adopt XR machinery from earlier releases; a rollback to Crossplane may strip composition refs',
+        );
+      },
+    );
   }
 
   /**

@@ -69,9 +69,9 @@ interface ComposedWatch {
 }
 
 /**
- * The event side of one composite controller (DESIGN.md section 3): merges the XR stream, the stream of each
- * composed kind (realtime only) and the CompositionRevision stream, maps every event to the XR keys it concerns,
- * passes them through the per-XR circuit breaker and hands the survivors to the queue.
+ * The event side of one composite controller (docs/architecture.md#from-a-watch-event-to-an-apply): merges the XR
+ * stream, the stream of each composed kind (realtime only) and the CompositionRevision stream, maps every event to
+ * the XR keys it concerns, passes them through the per-XR circuit breaker and hands the survivors to the queue.
  */
 export class CompositeEventPipeline {
   private readonly composedStreams = new Subject<Observable<XrEvent>>();

@@ -31,7 +31,6 @@ export {
   APPLIED_DIGEST_ANNOTATION,
   CLAIM_NAME_LABEL,
   CLAIM_NAMESPACE_LABEL,
-  composedFieldManager,
   isApplied,
   isSubset,
   renderComposed,
@@ -49,14 +48,17 @@ export {
   type XrdDefaults,
 } from './selection.js';
 export { StatusDraft } from './status.js';
-export { isSettled, restartDelayMs } from './restart.js';
 export {
-  COMPOSITE_FIELD_MANAGER,
-  CompositeReconciler,
-  failureMessage,
-  type CompositeReconcilerOptions,
-  type XrType,
-} from './reconciler.js';
+  composedFieldOwner,
+  machineryOwnedByXrOwner,
+  MACHINERY_FIELD_OWNER,
+  previousComposedFieldOwner,
+  sortedResourceRefs,
+  XR_FIELD_OWNER,
+  type ManagedFieldsEntry,
+} from './fieldOwners.js';
+export { isSettled, restartDelayMs } from './restart.js';
+export { CompositeReconciler, failureMessage, type CompositeReconcilerOptions, type XrType } from './reconciler.js';
 export {
   CompositeController,
   type CompositeControllerOptions,

@@ -29,7 +29,6 @@ import type { ReconcileResult } from '../queue/index.js';
 import type { ObjectStore } from '../watch/index.js';
 import {
   ComposedResourceError,
-  composedFieldManager,
   controllerOf,
   isApplied,
   renderComposed,
@@ -38,6 +37,15 @@ import {
   type ComposedObject,
 } from './composed.js';
 import { composedConnectionDetails, defaultSecretRef, publishedData, xrSecretRef } from './connection.js';
+import {
+  appliesAs,
+  composedFieldOwner,
+  MACHINERY_FIELD_OWNER,
+  previousComposedFieldOwner,
+  sortedResourceRefs,
+  XR_FIELD_OWNER,
+  type ManagedFieldsEntry,
+} from './fieldOwners.js';
 import { RECONCILE_PAUSED, RECONCILIATION_PAUSED_EVENT, SYSTEM_CONDITION_TYPES, unreadyMessage } from './conditions.js';
 import { mapLimited } from './limitedParallel.js';
 import {
@@ -73,7 +81,6 @@ import {
   type Xr,
 } from './xr.js';
 
-export const COMPOSITE_FIELD_MANAGER = 'apiextensions.crossplane.io/composite';
 /** How often an XR being deleted looks again at composed resources still on their way out. */
 const DELETION_RECHECK_MS = 2_000;
 /** How soon an XR whose Composition has no revision yet tries again (the revision event usually comes first). */
@@ -159,10 +166,10 @@ interface Pass {
 }
 
 /**
- * The composite reconciler of DESIGN.md section 5, one XR key at a time: Responsive, paused, deletion, composition
- * and revision selection, the function pipeline, resourceRefs, server-side apply of composed resources, garbage
- * collection, readiness, status (written only when it changed) and the requeue decision. It reads from informer
- * caches and writes only what differs.
+ * The composite reconciler (docs/architecture.md#the-reconcile-order-of-an-xr), one XR key at a time: Responsive,
+ * paused, deletion, composition and revision selection, the function pipeline, resourceRefs, server-side apply of
+ * composed resources, garbage collection, readiness, status (written only when it changed) and the requeue
+ * decision. It reads from informer caches and writes only what differs.
  */
 export class CompositeReconciler {
   private readonly now: () => Date;
@@ -262,7 +269,7 @@ export class CompositeReconciler {
     const desired = await this.renderDesired(xr, out.desired, observed);
 
     await this.collectGarbage(xr, observed, desired, signal);
-    const refs = desired.map(({ object }) => this.refOf(object));
+    const refs = sortedResourceRefs(desired.map(({ object }) => this.refOf(object)));
     await this.applyMachinery(xr, { ...selected.machinery, resourceRefs: refs }, signal);
     await this.watchKinds(key, refs, required);
     const applied = await this.applyComposed(xr, desired, observed, signal);
@@ -642,9 +649,9 @@ export class CompositeReconciler {
       this.applyLimit,
       async ({ name, object }) => {
         try {
-          const manager = composedFieldManager(xr.metadata.name, object.apiVersion, object.kind);
           const tracked = !this.isOwnKind(object);
-          const result = await this.apply(object, manager, signal, tracked);
+          const result = await this.apply(object, composedFieldOwner(xr), signal, tracked);
+          await this.releasePreviousOwner(xr, result, signal, tracked);
           if (tracked) written.push(result);
           return false;
         } catch (err) {
@@ -681,6 +688,32 @@ export class CompositeReconciler {
     return trackEcho ? ownWrites.track(object, write) : write();
   }
 
+  /**
+   * Releases the fields an earlier compositor release applied to a composed resource under its own naming of the
+   * XR's field owner, once the apply under Crossplane's naming has co-owned every field still desired: what only the
+   * old name held (a field since removed from the Composition) is then removed, as it would have been without the
+   * rename. The entry is seen in the apply's response, so resources written only by Crossplane or by this release
+   * cost nothing.
+   */
+  private async releasePreviousOwner(
+    xr: Xr,
+    applied: ComposedObject,
+    signal: AbortSignal,
+    trackEcho: boolean,
+  ): Promise<void> {
+    const previous = previousComposedFieldOwner(xr.metadata.name, applied);
+    if (previous === composedFieldOwner(xr)) return;
+    const managedFields = (applied.metadata as { managedFields?: ManagedFieldsEntry[] }).managedFields;
+    if (!appliesAs(managedFields, previous)) return;
+    const { name, namespace } = applied.metadata;
+    const empty: ComposedObject = {
+      apiVersion: applied.apiVersion,
+      kind: applied.kind,
+      metadata: { name, ...(namespace ? { namespace } : {}) },
+    };
+    await this.apply(empty, previous, signal, trackEcho);
+  }
+
   /** A composed resource of the kind this controller reconciles: an XR nested in another of its kind. */
   private isOwnKind(object: ComposedObject): boolean {
     return object.apiVersion === this.options.xrType.apiVersion && object.kind === this.options.xrType.kind;
@@ -688,8 +721,9 @@ export class CompositeReconciler {
 
   /**
    * Server-side applies the XR fields compositor owns (finalizer, composite label, composition machinery,
-   * resourceRefs) when any differs from what is stored. Always the whole set: fields left out of an apply are
-   * released, and would be removed.
+   * resourceRefs) when any differs from what is stored, in one write. Always the whole set: fields left out of an
+   * apply are released, and would be removed. The manager is compositor's own (never Crossplane's XR manager, whose
+   * apply holds only resourceRefs), so neither engine's apply can release what the other set.
    */
   private async applyMachinery(xr: Xr, machinery: Machinery, signal: AbortSignal): Promise<void> {
     const current = machineryOf(xr, this.options.xrType.legacy);
@@ -712,7 +746,7 @@ export class CompositeReconciler {
       },
       spec,
     };
-    const written = await this.apply(patch, COMPOSITE_FIELD_MANAGER, signal);
+    const written = await this.apply(patch, MACHINERY_FIELD_OWNER, signal);
     xr.metadata = { ...xr.metadata, ...(written.metadata as Xr['metadata']) };
     xr.spec = written.spec as Record<string, unknown>;
   }
@@ -752,7 +786,7 @@ export class CompositeReconciler {
       client.request<Xr>('PATCH', `${path}/status`, {
         body,
         contentType: CONTENT_TYPE.apply,
-        query: { fieldManager: COMPOSITE_FIELD_MANAGER, force: true },
+        query: { fieldManager: XR_FIELD_OWNER, force: true },
         signal,
       }),
     );

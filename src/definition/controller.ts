@@ -96,9 +96,10 @@ type XrdObject = CompositeResourceDefinition & {
 };
 
 /**
- * The XRD controller (DESIGN.md section 7): validates each CompositeResourceDefinition, applies the CRD of its
- * XRs, waits for it to be Established, runs one composite controller per XRD (restarted when the XRD changes),
- * and on deletion removes the XRs, stops the controller and deletes the CRD.
+ * The XRD controller (docs/architecture.md#the-xrd-controller-and-the-other-controllers): validates each
+ * CompositeResourceDefinition, applies the CRD of its XRs, waits for it to be Established, runs one composite
+ * controller per XRD (restarted when the XRD changes), and on deletion removes the XRs, stops the controller and
+ * deletes the CRD.
  */
 export class DefinitionController {
   readonly name = CONTROLLER_NAME;

@@ -1,6 +1,6 @@
-// Where a Function is served. Resolution order (DESIGN.md section 1): the compositor.crossplane.io/endpoint
-// annotation on the Function, then the active FunctionRevision's status.endpoint, then the Service that
-// Crossplane's package runtime would have created: dns:///<function-name>.<namespace>:9443.
+// Where a Function is served (docs/troubleshooting.md#the-xr-is-synced-false). Resolution order: the
+// compositor.crossplane.io/endpoint annotation on the Function, then the active FunctionRevision's status.endpoint,
+// then the Service that Crossplane's package runtime would have created: dns:///<function-name>.<namespace>:9443.
 
 export const ENDPOINT_ANNOTATION = 'compositor.crossplane.io/endpoint';
 /** The label Crossplane puts on every FunctionRevision of a Function. */

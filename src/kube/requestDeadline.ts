@@ -8,7 +8,7 @@
  * The default deadline of one request, response body included. compositor's requests are single-object reads and
  * writes and list pages of 500, normally well under a second; the API server's own limit for them is 60 s, and API
  * priority and fairness queues a request for at most ~15 s before rejecting it. 15 s keeps a request stuck on a dead
- * connection from holding its XR past the 30 s recovery target (issue 9), after the retry's backoff.
+ * connection from holding its XR past the 30 s recovery target, after the retry's backoff.
  */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
 

@@ -4,9 +4,9 @@
  * asks for a plain requeue-after, so one good reconcile ends the backoff.
  */
 export interface BackoffOptions {
-  /** First delay; DESIGN.md section 7: 1s. */
+  /** First delay: 1s, as Crossplane's controllers. */
   readonly baseMs: number;
-  /** Cap; DESIGN.md section 7: 60s. */
+  /** Cap: 60s, as Crossplane's controllers. */
   readonly maxMs: number;
 }
 

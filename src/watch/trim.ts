@@ -5,7 +5,7 @@
 
 /**
  * Whether the cache trims objects. COMPOSITOR_CACHE_TRIM=false turns trimming off: a benchmark switch, not a user
- * flag, so that `bench:scale -- --no-cache-trim` can measure the memory trimming saves (issue 15). Read on first
+ * flag, so that `bench:scale -- --no-cache-trim` can measure the memory trimming saves. Read on first
  * use, never at import.
  */
 export function cacheTrimEnabled(env: NodeJS.ProcessEnv = process.env): boolean {

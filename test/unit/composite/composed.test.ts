@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import {
   APPLIED_DIGEST_ANNOTATION,
-  composedFieldManager,
   isApplied,
   isSettled,
   isSubset,
@@ -68,18 +67,6 @@ describe('composed resources', () => {
         { xr, resourceName: 'x' },
       ),
     ).to.throw(/invalid name/);
-  });
-
-  it('names the field manager as Crossplane does (sha256 of XR name + Kind.group)', () => {
-    expect(composedFieldManager('my-app', 'apps/v1', 'Deployment')).to.match(
-      /^apiextensions\.crossplane\.io\/composed\/[0-9a-f]{64}$/,
-    );
-    expect(composedFieldManager('my-app', 'apps/v1', 'Deployment')).to.equal(
-      composedFieldManager('my-app', 'apps/v2', 'Deployment'),
-    );
-    expect(composedFieldManager('my-app', 'v1', 'ConfigMap')).to.not.equal(
-      composedFieldManager('other', 'v1', 'ConfigMap'),
-    );
   });
 
   it('skips the apply only when everything desired is observed and was applied from the same desired object', () => {

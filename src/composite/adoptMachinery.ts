@@ -1,0 +1,105 @@
+import type { OwnWrites } from '../circuitbreaker/index.js';
+import { CONTENT_TYPE, isNotFound, type Discovery, type KubeClient } from '../kube/index.js';
+import { appliesAs, machineryOwnedByXrOwner, MACHINERY_FIELD_OWNER, type ManagedFieldsEntry } from './fieldOwners.js';
+import { mapLimited } from './limitedParallel.js';
+import type { XrType } from './reconciler.js';
+import { COMPOSITE_FINALIZER, COMPOSITE_LABEL, machineryOf, type Xr } from './xr.js';
+
+// Earlier compositor releases applied an XR's whole machinery (finalizer, composite label, Composition and revision
+// references, resourceRefs) under Crossplane's XR manager name. Crossplane applies only resourceRefs under that name,
+// so after a rollback its first apply would release, and the API server remove, everything else. This one-time pass
+// at a composite controller's start finds those XRs (the cache keeps no managedFields, so it lists them once) and
+// applies the same values under compositor's own manager: co-owned, nothing can be removed by the other's apply.
+
+const PAGE_SIZE = 500;
+const CONCURRENCY = 4;
+
+interface ListPage {
+  items?: Xr[];
+  metadata?: { continue?: string };
+}
+
+export interface AdoptMachineryOptions {
+  client: KubeClient;
+  discovery: Discovery;
+  xrType: XrType;
+  ownWrites: OwnWrites;
+  /** With shards: whether this replica owns an XR. */
+  owns?: (xr: Xr) => boolean;
+  signal: AbortSignal;
+}
+
+/** The apply that makes compositor's manager co-own what the XR manager owns of the machinery; undefined if none. */
+export function adoptionOf(xr: Xr, legacy: boolean): Xr | undefined {
+  const managedFields = (xr.metadata as { managedFields?: ManagedFieldsEntry[] }).managedFields;
+  if (appliesAs(managedFields, MACHINERY_FIELD_OWNER)) return undefined;
+  const owned = machineryOwnedByXrOwner(managedFields, legacy);
+  if (owned.length === 0) return undefined;
+  const current = machineryOf(xr, legacy) as Record<string, unknown>;
+  const machinery: Record<string, unknown> = {};
+  for (const field of owned) if (current[field] !== undefined) machinery[field] = current[field];
+  return {
+    apiVersion: xr.apiVersion,
+    kind: xr.kind,
+    metadata: adoptedMetadata(xr, owned),
+    spec: legacy ? machinery : { crossplane: machinery },
+  };
+}
+
+function adoptedMetadata(xr: Xr, owned: readonly string[]): Xr['metadata'] {
+  const metadata: Xr['metadata'] = {
+    name: xr.metadata.name,
+    ...(xr.metadata.namespace ? { namespace: xr.metadata.namespace } : {}),
+  };
+  if (owned.includes('finalizers') && xr.metadata.finalizers?.includes(COMPOSITE_FINALIZER)) {
+    metadata.finalizers = [COMPOSITE_FINALIZER];
+  }
+  const label = xr.metadata.labels?.[COMPOSITE_LABEL];
+  if (owned.includes('labels') && label !== undefined) metadata.labels = { [COMPOSITE_LABEL]: label };
+  return metadata;
+}
+
+/** Runs the pass over every XR of one kind; returns how many XRs it wrote. */
+export async function adoptMachinery(options: AdoptMachineryOptions): Promise<number> {
+  const { client, discovery, xrType, ownWrites, signal } = options;
+  const owns = options.owns ?? ((): boolean => true);
+  const path = await discovery.path(xrType.apiVersion, xrType.kind, undefined);
+  let adopted = 0;
+  let token: string | undefined;
+  do {
+    const page = await client.request<ListPage>('GET', path, {
+      query: { limit: PAGE_SIZE, ...(token ? { continue: token } : {}) },
+      signal,
+    });
+    const writes = (page.items ?? []).flatMap((item) => {
+      const xr = { ...item, apiVersion: xrType.apiVersion, kind: xrType.kind };
+      if (!owns(xr)) return [];
+      const body = adoptionOf(xr, xrType.legacy);
+      return body ? [{ xr, body }] : [];
+    });
+    await mapLimited(
+      writes,
+      CONCURRENCY,
+      async ({ xr, body }) => {
+        const target = await discovery.path(xr.apiVersion, xr.kind, xr.metadata.name, xr.metadata.namespace);
+        await ownWrites
+          .track(xr, () =>
+            client.request<Xr>('PATCH', target, {
+              body,
+              contentType: CONTENT_TYPE.apply,
+              query: { fieldManager: MACHINERY_FIELD_OWNER, force: true },
+              signal,
+            }),
+          )
+          .catch((err: unknown) => {
+            // Deleted since the list: nothing left to protect.
+            if (!isNotFound(err)) throw err;
+          });
+      },
+      { signal },
+    );
+    adopted += writes.length;
+    token = page.metadata?.continue || undefined;
+  } while (token);
+  return adopted;
+}

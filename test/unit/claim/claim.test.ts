@@ -1,0 +1,46 @@
+import { expect } from 'chai';
+import { claimSpecFromComposite, type Claim } from '../../../src/claim/index.js';
+import type { Xr } from '../../../src/composite/index.js';
+
+const claim: Claim = {
+  apiVersion: 'example.org/v1',
+  kind: 'App',
+  metadata: { name: 'my-app', namespace: 'team-a' },
+  spec: {},
+};
+
+function xr(spec: Record<string, unknown>): Xr {
+  return { apiVersion: 'example.org/v1', kind: 'XApp', metadata: { name: 'my-app-1a2b3' }, spec };
+}
+
+describe('claim/claimSpecFromComposite', () => {
+  it("records the XR's composition and, with the Automatic policy, its revision, as Crossplane's claim syncer", () => {
+    const spec = claimSpecFromComposite(
+      claim,
+      xr({
+        compositionRef: { name: 'apps' },
+        compositionRevisionRef: { name: 'apps-abc1234' },
+        compositionUpdatePolicy: 'Automatic',
+      }),
+    );
+    expect(spec).to.deep.equal({
+      resourceRef: { apiVersion: 'example.org/v1', kind: 'XApp', name: 'my-app-1a2b3' },
+      compositionRef: { name: 'apps' },
+      compositionRevisionRef: { name: 'apps-abc1234' },
+    });
+  });
+
+  it('leaves the revision to the claim when the XR is pinned (Manual), and a composition the claim chose', () => {
+    const spec = claimSpecFromComposite(
+      { ...claim, spec: { compositionRef: { name: 'chosen' } } },
+      xr({
+        compositionRef: { name: 'chosen' },
+        compositionRevisionRef: { name: 'chosen-abc1234' },
+        compositionUpdatePolicy: 'Manual',
+      }),
+    );
+    expect(spec).to.deep.equal({
+      resourceRef: { apiVersion: 'example.org/v1', kind: 'XApp', name: 'my-app-1a2b3' },
+    });
+  });
+});
