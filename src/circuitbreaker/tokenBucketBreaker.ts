@@ -17,7 +17,7 @@ export interface BreakerSettings {
   idleAfterMs: number;
 }
 
-/** Crossplane's defaults since v2.1.1 (docs/operating.md, "The circuit breaker"). */
+/** Crossplane's defaults since v2.1.1 (docs/operating.md#the-circuit-breaker). */
 export const DEFAULT_BREAKER_SETTINGS: BreakerSettings = {
   burst: 100,
   refillRatePerSecond: 1,
