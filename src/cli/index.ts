@@ -14,3 +14,6 @@ export { flagTableMarkdown } from './flagTable.js';
 export { runRender, DEVELOPMENT_TARGET_ANNOTATION, type RenderOptions } from './render.js';
 export { diagnose, type Diagnosis, type Facts } from './diagnosis.js';
 export { runDiagnose, type DiagnoseOptions } from './diagnose.js';
+export { runTrace, type TraceOptions } from './trace.js';
+export { printTrace, type TraceFormat } from './tracePrinters.js';
+export { buildTree, childRefs, type TraceNode, type TracedObject, type ObjectRef } from './traceTree.js';

@@ -3,6 +3,7 @@ import { runDiagnose } from './diagnose.js';
 import { runProgram } from './program.js';
 import { runRender } from './render.js';
 import { runStart, type Output } from './start.js';
+import { runTrace } from './trace.js';
 
 const output: Output = {
   stdout: (text) => process.stdout.write(text),
@@ -16,6 +17,7 @@ const code = await runProgram(
     dev: (options) => runDev(options, output),
     render: (options) => runRender(options, output),
     diagnose: (options) => runDiagnose(options, output),
+    trace: (options) => runTrace(options, output),
   },
   { writeOut: output.stdout, writeErr: output.stderr },
 );

@@ -4,6 +4,8 @@ import { FlagValueError, parseValue } from './values.js';
 import { formatDuration } from '../apis/index.js';
 import type { DiagnoseOptions } from './diagnose.js';
 import type { RenderOptions } from './render.js';
+import type { TraceOptions } from './trace.js';
+import { traceCommand } from './traceCommand.js';
 
 /** A command line that cannot run: printed as one line, exit code 2 (the Go flag package's convention). */
 export class UsageError extends Error {
@@ -27,6 +29,8 @@ export interface CommandHandlers {
   render?(options: RenderOptions): Promise<number>;
   /** Optional like render; without it `diagnose` is a usage error. */
   diagnose?(options: DiagnoseOptions): Promise<number>;
+  /** Optional like render; without it `trace` is a usage error. */
+  trace?: (options: TraceOptions) => Promise<number>;
 }
 
 export interface ProgramOutput {
@@ -251,7 +255,13 @@ export function buildProgram(
       onExitCode(await handlers.dev({ config: finishConfig(flags), examplesDirs: examples }));
     });
 
-  for (const command of [start, dev, renderCommand(handlers, onExitCode), diagnoseCommand(handlers, onExitCode)]) {
+  for (const command of [
+    start,
+    dev,
+    renderCommand(handlers, onExitCode),
+    diagnoseCommand(handlers, onExitCode),
+    traceCommand(handlers.trace, onExitCode),
+  ]) {
     command
       .exitOverride()
       .configureOutput({ writeOut: output.writeOut, writeErr: output.writeErr, outputError: () => undefined });
