@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { CustomResourceDefinition } from '../apis/index.js';
 import { isSubset, StatusDraft, type Condition, type XrdDefaults, type XrType } from '../composite/index.js';
 import {
+  addFinalizerPatch,
   CONTENT_TYPE,
   getIfExists,
   isEstablished,
@@ -25,7 +26,10 @@ import { watchXrds, xrdQueue } from './xrdQueue.js';
 import { validateXrd } from './validate.js';
 import { referenceableVersion, xrdScope, type CompositeResourceDefinition } from './xrd.js';
 
+/** On every valid XRD until its XRs, composite controller and XR CRD are gone (Crossplane's definition controller). */
 export const DEFINITION_FINALIZER = 'defined.apiextensions.crossplane.io';
+/** On an XRD that offers claims until its claims, claim controller and claim CRD are gone (Crossplane's offered one). */
+export const OFFERED_FINALIZER = 'offered.apiextensions.crossplane.io';
 export const DEFINITION_FIELD_MANAGER = 'apiextensions.crossplane.io/definition';
 const CONTROLLER_NAME = 'defined/compositeresourcedefinition.apiextensions.crossplane.io';
 const XRD = { apiVersion: 'apiextensions.crossplane.io/v1', kind: 'CompositeResourceDefinition' };
@@ -179,7 +183,7 @@ export class DefinitionController {
       await this.writeStatus(xrd, status);
       return {};
     }
-    await this.addFinalizer(xrd);
+    await this.addFinalizer(xrd, DEFINITION_FINALIZER);
     const crd = renderXrCrd(xrd);
     const applied = await this.applyCrd(xrd, crd);
     if (!applied) return {};
@@ -219,6 +223,7 @@ export class DefinitionController {
     const names = claimNamesOf(xrd);
     const running = this.running.get(key);
     if (!names || !this.options.newClaim || !running) return undefined;
+    await this.addFinalizer(xrd, OFFERED_FINALIZER);
     const applied = await this.applyCrd(xrd, renderClaimCrd(xrd, names));
     if (!applied) return false;
     if (!isEstablished(applied)) {
@@ -322,7 +327,11 @@ export class DefinitionController {
     const { client } = this.options;
     status.setCondition({ type: 'Established', status: 'False', reason: 'TerminatingCompositeResource' });
     await this.writeStatus(xrd, status).catch(() => undefined);
-    if (await this.claimsRemain(xrd)) return { requeueAfterMs: DELETION_RECHECK_MS };
+    const finalizers = new FinalizerList(xrd, (patch) => this.patchXrd(xrd.metadata.name, patch));
+    const claims = await this.clearClaims(xrd);
+    if (claims === 'waiting') return { requeueAfterMs: DELETION_RECHECK_MS };
+    // As upstream's offered controller: only once the claim CRD is gone.
+    if (claims === 'cleared') await finalizers.remove(OFFERED_FINALIZER);
     const crd = await this.getCrd(xrd.metadata.name);
     if (crd && controlledBy(crd, xrd)) {
       const xrType = typeOf(xrd);
@@ -347,20 +356,24 @@ export class DefinitionController {
       );
     }
     await this.stopComposite(xrd.metadata.name);
-    await this.removeFinalizer(xrd);
-    return {};
+    await finalizers.remove(DEFINITION_FINALIZER);
+    // The claim CRD was deleted just now: look again to release the offered finalizer once it is gone.
+    return claims === 'deleting' ? { requeueAfterMs: RECHECK_MS } : {};
   }
 
   /**
    * Deletes the XRD's claims before anything else (their controller must still run to delete their XRs), then
-   * stops the claim controller and deletes the claim CRD. True while claims remain.
+   * stops the claim controller and deletes the claim CRD. 'waiting' while claims remain, 'deleting' right after
+   * deleting the claim CRD, 'cleared' once there is no claim CRD of this XRD (or the XRD offers none).
    */
-  private async claimsRemain(xrd: XrdObject): Promise<boolean> {
+  private async clearClaims(xrd: XrdObject): Promise<'waiting' | 'deleting' | 'cleared'> {
     const names = claimNamesOf(xrd);
-    if (!names) return false;
-    const crdName = claimCrdName(xrd, names);
-    const crd = await this.getCrd(crdName);
-    if (!crd || !controlledBy(crd, xrd)) return false;
+    const crdName = names ? claimCrdName(xrd, names) : undefined;
+    const crd = crdName ? await this.getCrd(crdName) : undefined;
+    if (!names || !crdName || !crd || !controlledBy(crd, xrd)) {
+      await this.stopClaim(xrd.metadata.name);
+      return 'cleared';
+    }
     const { apiVersion } = typeOf(xrd);
     const remaining = await this.deleteAll(
       `/apis/${apiVersion}/${names.plural}`,
@@ -368,15 +381,19 @@ export class DefinitionController {
     );
     if (remaining > 0) {
       this.event(xrd, 'Normal', 'TerminateClaim', 'waiting for composite resource claims to be deleted');
-      return true;
+      return 'waiting';
     }
-    const running = this.running.get(xrd.metadata.name);
-    await running?.claim?.stop(this.options.stopDeadlineMs ?? 30_000);
-    if (running) running.claim = undefined;
+    await this.stopClaim(xrd.metadata.name);
     await this.options.client.request('DELETE', `${CRDS_PATH}/${crdName}`).catch((err: unknown) => {
       if (!isNotFound(err)) throw err;
     });
-    return false;
+    return 'deleting';
+  }
+
+  private async stopClaim(key: string): Promise<void> {
+    const running = this.running.get(key);
+    await running?.claim?.stop(this.options.stopDeadlineMs ?? 30_000);
+    if (running) running.claim = undefined;
   }
 
   /** Deletes every object of a collection not already going; returns how many still exist. */
@@ -414,13 +431,7 @@ export class DefinitionController {
       await this.writeStatus(xrd, status);
       return undefined;
     }
-    if (
-      existing &&
-      isSubset(crd.spec, existing.spec) &&
-      isSubset(crd.metadata.ownerReferences, existing.metadata.ownerReferences)
-    ) {
-      return existing;
-    }
+    if (existing && unchanged(crd, existing)) return existing;
     const applied = await this.options.client.request<CustomResourceDefinition>(
       'PATCH',
       `${CRDS_PATH}/${crd.metadata.name}`,
@@ -441,30 +452,21 @@ export class DefinitionController {
     return applied;
   }
 
-  private async addFinalizer(xrd: XrdObject): Promise<void> {
-    if (xrd.metadata.finalizers?.includes(DEFINITION_FINALIZER)) return;
-    await this.options.client.request(
-      'PATCH',
-      `/apis/${XRD.apiVersion}/compositeresourcedefinitions/${xrd.metadata.name}`,
-      {
-        body: {
-          apiVersion: XRD.apiVersion,
-          kind: XRD.kind,
-          metadata: { name: xrd.metadata.name, finalizers: [DEFINITION_FINALIZER] },
-        },
-        contentType: CONTENT_TYPE.apply,
-        query: { fieldManager: DEFINITION_FIELD_MANAGER, force: true },
-      },
-    );
+  /**
+   * Adds a finalizer with a guarded JSON patch rather than an apply: the XRD's two finalizers come and go at
+   * different times, and a field manager that applied one list and then another would drop the first.
+   */
+  private async addFinalizer(xrd: XrdObject, finalizer: string): Promise<void> {
+    const patch = addFinalizerPatch(xrd.metadata.finalizers, finalizer, xrd.metadata.resourceVersion);
+    if (patch) await this.patchXrd(xrd.metadata.name, patch);
   }
 
-  private async removeFinalizer(xrd: XrdObject): Promise<void> {
-    const patch = removeFinalizerPatch(xrd.metadata.finalizers, DEFINITION_FINALIZER);
-    if (!patch) return;
+  private async patchXrd(name: string, patch: unknown): Promise<void> {
     await this.options.client
-      .request('PATCH', `/apis/${XRD.apiVersion}/compositeresourcedefinitions/${xrd.metadata.name}`, {
+      .request('PATCH', `/apis/${XRD.apiVersion}/compositeresourcedefinitions/${name}`, {
         body: patch,
         contentType: CONTENT_TYPE.jsonPatch,
+        query: { fieldManager: DEFINITION_FIELD_MANAGER },
       })
       .catch((err: unknown) => {
         if (!isNotFound(err)) throw err;
@@ -519,6 +521,40 @@ export function defaultsOf(xrd: CompositeResourceDefinition): XrdDefaults {
     defaultCompositionRevisionSelector: spec.defaultCompositionRevisionSelector,
     connectionSecretKeys: spec.connectionSecretKeys,
   };
+}
+
+/**
+ * True when the stored CRD already says everything the rendered one says (spec, labels, annotations, owner), so
+ * the controller writes nothing at rest. The API server's defaults (conversion, listKind, singular) and fields
+ * other writers added are left alone.
+ */
+function unchanged(rendered: CustomResourceDefinition, stored: CustomResourceDefinition): boolean {
+  const meta = rendered.metadata;
+  return (
+    isSubset(rendered.spec, stored.spec) &&
+    isSubset(meta.labels ?? {}, stored.metadata.labels ?? {}) &&
+    isSubset(meta.annotations ?? {}, stored.metadata.annotations ?? {}) &&
+    isSubset(meta.ownerReferences, stored.metadata.ownerReferences)
+  );
+}
+
+/** An XRD's finalizers as this reconcile has left them, so a second removal tests the list after the first. */
+class FinalizerList {
+  private current: string[];
+
+  constructor(
+    xrd: XrdObject,
+    private readonly patch: (patch: unknown) => Promise<void>,
+  ) {
+    this.current = [...(xrd.metadata.finalizers ?? [])];
+  }
+
+  async remove(finalizer: string): Promise<void> {
+    const patch = removeFinalizerPatch(this.current, finalizer);
+    if (!patch) return;
+    await this.patch(patch);
+    this.current = this.current.filter((f) => f !== finalizer);
+  }
 }
 
 function controlledBy(crd: CustomResourceDefinition, xrd: CompositeResourceDefinition): boolean {

@@ -1,102 +1,181 @@
-import type { JsonSchema } from './xrd.js';
+import type { JsonSchema, XrdScope } from './xrd.js';
 
-// The spec and status fields every XR carries, merged into the user's schema. Field names match Crossplane v2 so
-// XRs move between Crossplane and compositor; status also declares compositor's own fields, which the API server
-// would otherwise prune (upstream v2.3 forgot lastHandledReconcileAt, so it never stuck).
+// The fields, columns and status every generated XR and claim CRD carries, as Crossplane v2.3 generates them (its
+// xcrd schemas): the same properties, required lists, list types and defaults, and no descriptions beyond upstream's,
+// so a CRD either engine wrote reads as unchanged to the other. compositor adds only COMPOSITOR_STATUS_PROPS
+// (docs/crds.md).
 
-const nameRef: JsonSchema = { type: 'object', required: ['name'], properties: { name: { type: 'string' } } };
+const nameRef = (): JsonSchema => ({
+  type: 'object',
+  required: ['name'],
+  properties: { name: { type: 'string' } },
+});
 
-const labelSelector: JsonSchema = {
+const labelSelector = (): JsonSchema => ({
   type: 'object',
   required: ['matchLabels'],
   properties: { matchLabels: { type: 'object', additionalProperties: { type: 'string' } } },
-};
+});
 
-function resourceRefs(withNamespace: boolean): JsonSchema {
+const enumOf = (values: string[], defaultValue?: string): JsonSchema => ({
+  type: 'string',
+  enum: values,
+  ...(defaultValue === undefined ? {} : { default: defaultValue }),
+});
+
+/** resourceRefs; namespaced XRs may not reference composed resources in other namespaces, so have no namespace. */
+function resourceRefs(scope: XrdScope): JsonSchema {
   const properties: Record<string, JsonSchema> = {
     apiVersion: { type: 'string' },
-    kind: { type: 'string' },
     name: { type: 'string' },
+    ...(scope === 'Namespaced' ? {} : { namespace: { type: 'string' } }),
+    kind: { type: 'string' },
   };
-  if (withNamespace) properties.namespace = { type: 'string' };
   return {
     type: 'array',
+    items: { type: 'object', properties, required: ['apiVersion', 'kind'] },
+    // Controllers replace the whole array.
     'x-kubernetes-list-type': 'atomic',
-    items: { type: 'object', required: ['apiVersion', 'kind'], properties },
   };
 }
 
-/** compositionRef, selectors, update policy and resourceRefs: under spec.crossplane (modern) or spec (legacy). */
-export function compositionMachinery(options: {
-  defaultUpdatePolicy: string;
-  namespacedRefs: boolean;
-}): Record<string, JsonSchema> {
+/**
+ * The spec properties of an XR: under spec.crossplane for Namespaced and Cluster XRs, directly under spec (with
+ * claimRef and writeConnectionSecretToRef) for LegacyCluster ones. compositionUpdatePolicy defaults to the XRD's
+ * defaultCompositionUpdatePolicy, and has no default when the XRD has none.
+ */
+export function compositeSpecProps(scope: XrdScope, defaultUpdatePolicy?: string): Record<string, JsonSchema> {
+  const props: Record<string, JsonSchema> = {
+    compositionRef: nameRef(),
+    compositionSelector: labelSelector(),
+    compositionRevisionRef: nameRef(),
+    compositionRevisionSelector: labelSelector(),
+    compositionUpdatePolicy: enumOf(['Automatic', 'Manual'], defaultUpdatePolicy),
+    resourceRefs: resourceRefs(scope),
+  };
+  if (scope === 'LegacyCluster') {
+    props.claimRef = {
+      type: 'object',
+      required: ['apiVersion', 'kind', 'namespace', 'name'],
+      properties: {
+        apiVersion: { type: 'string' },
+        kind: { type: 'string' },
+        namespace: { type: 'string' },
+        name: { type: 'string' },
+      },
+    };
+    props.writeConnectionSecretToRef = {
+      type: 'object',
+      required: ['name', 'namespace'],
+      properties: { name: { type: 'string' }, namespace: { type: 'string' } },
+    };
+    return props;
+  }
   return {
-    compositionRef: nameRef,
-    compositionSelector: labelSelector,
-    compositionRevisionRef: nameRef,
-    compositionRevisionSelector: labelSelector,
-    compositionUpdatePolicy: { type: 'string', enum: ['Automatic', 'Manual'], default: options.defaultUpdatePolicy },
-    resourceRefs: resourceRefs(options.namespacedRefs),
+    crossplane: {
+      type: 'object',
+      description: 'Configures how Crossplane will reconcile this composite resource',
+      properties: props,
+    },
   };
 }
 
-/** Only legacy (LegacyCluster) XRs: claims and connection secrets. */
-export const legacySpecFields: Record<string, JsonSchema> = {
-  claimRef: {
-    type: 'object',
-    required: ['apiVersion', 'kind', 'namespace', 'name'],
-    properties: {
-      apiVersion: { type: 'string' },
-      kind: { type: 'string' },
-      namespace: { type: 'string' },
-      name: { type: 'string' },
+/**
+ * The spec properties of a claim. Unlike an XR's, compositionUpdatePolicy has no default (the XR gets its default),
+ * and compositeDeletePolicy defaults to the XRD's defaultCompositeDeletePolicy only when the XRD has one.
+ */
+export function claimSpecProps(defaultDeletePolicy?: string): Record<string, JsonSchema> {
+  return {
+    compositionRef: nameRef(),
+    compositionSelector: labelSelector(),
+    compositionRevisionRef: nameRef(),
+    compositionRevisionSelector: labelSelector(),
+    compositionUpdatePolicy: enumOf(['Automatic', 'Manual']),
+    compositeDeletePolicy: enumOf(['Background', 'Foreground'], defaultDeletePolicy),
+    resourceRef: {
+      type: 'object',
+      required: ['apiVersion', 'kind', 'name'],
+      properties: { apiVersion: { type: 'string' }, kind: { type: 'string' }, name: { type: 'string' } },
     },
-  },
-  writeConnectionSecretToRef: {
-    type: 'object',
-    required: ['name', 'namespace'],
-    properties: { name: { type: 'string' }, namespace: { type: 'string' } },
-  },
-};
+    writeConnectionSecretToRef: {
+      type: 'object',
+      required: ['name'],
+      properties: { name: { type: 'string' } },
+    },
+  };
+}
 
-export const conditionsSchema: JsonSchema = {
-  type: 'array',
-  description: 'Conditions of the resource.',
-  'x-kubernetes-list-type': 'map',
-  'x-kubernetes-list-map-keys': ['type'],
-  items: {
-    type: 'object',
-    required: ['lastTransitionTime', 'reason', 'status', 'type'],
-    properties: {
-      type: { type: 'string' },
-      status: { type: 'string' },
-      reason: { type: 'string' },
-      message: { type: 'string' },
-      lastTransitionTime: { type: 'string', format: 'date-time' },
-      observedGeneration: { type: 'integer', format: 'int64' },
+function conditions(): JsonSchema {
+  return {
+    description: 'Conditions of the resource.',
+    type: 'array',
+    'x-kubernetes-list-map-keys': ['type'],
+    'x-kubernetes-list-type': 'map',
+    items: {
+      type: 'object',
+      required: ['lastTransitionTime', 'reason', 'status', 'type'],
+      properties: {
+        lastTransitionTime: { type: 'string', format: 'date-time' },
+        message: { type: 'string' },
+        reason: { type: 'string' },
+        status: { type: 'string' },
+        type: { type: 'string' },
+        observedGeneration: { type: 'integer', format: 'int64' },
+      },
     },
-  },
-};
+  };
+}
 
-export function statusFields(legacy: boolean): Record<string, JsonSchema> {
-  const fields: Record<string, JsonSchema> = {
-    conditions: conditionsSchema,
-    lastHandledReconcileAt: {
-      type: 'string',
-      description: 'The last crossplane.io/reconcile-requested-at token that was handled.',
-    },
+/**
+ * The status properties of an XR (and, with LegacyCluster, of a claim, as upstream generates claims):
+ * conditions, plus connectionDetails and claimConditionTypes for LegacyCluster.
+ */
+export function compositeStatusProps(scope: XrdScope): Record<string, JsonSchema> {
+  const props: Record<string, JsonSchema> = { conditions: conditions() };
+  if (scope !== 'LegacyCluster') return props;
+  props.connectionDetails = {
+    type: 'object',
+    properties: { lastPublishedTime: { type: 'string', format: 'date-time' } },
+  };
+  props.claimConditionTypes = { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string' } };
+  return props;
+}
+
+/**
+ * compositor's only additions to a generated CRD: two XR status fields it writes, which a schema without them
+ * prunes. Claims do not carry them.
+ */
+export function compositorStatusProps(): Record<string, JsonSchema> {
+  return {
     effectivePollInterval: {
       type: 'string',
       description: 'The poll interval in force, after crossplane.io/poll-interval and --min-poll-interval.',
     },
+    lastHandledReconcileAt: {
+      type: 'string',
+      description: 'The last crossplane.io/reconcile-requested-at token that was handled.',
+    },
   };
-  if (legacy) {
-    fields.connectionDetails = {
-      type: 'object',
-      properties: { lastPublishedTime: { type: 'string', format: 'date-time' } },
-    };
-    fields.claimConditionTypes = { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string' } };
-  }
-  return fields;
+}
+
+/** The printer columns every XR CRD ends with; LegacyCluster XRs keep the composition refs at spec. */
+export function compositeColumns(scope: XrdScope): Record<string, unknown>[] {
+  const prefix = scope === 'LegacyCluster' ? '.spec' : '.spec.crossplane';
+  return [
+    { name: 'SYNCED', type: 'string', jsonPath: ".status.conditions[?(@.type=='Synced')].status" },
+    { name: 'READY', type: 'string', jsonPath: ".status.conditions[?(@.type=='Ready')].status" },
+    { name: 'COMPOSITION', type: 'string', jsonPath: `${prefix}.compositionRef.name` },
+    { name: 'COMPOSITIONREVISION', type: 'string', jsonPath: `${prefix}.compositionRevisionRef.name`, priority: 1 },
+    { name: 'AGE', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+  ];
+}
+
+/** The printer columns every claim CRD ends with. */
+export function claimColumns(): Record<string, unknown>[] {
+  return [
+    { name: 'SYNCED', type: 'string', jsonPath: ".status.conditions[?(@.type=='Synced')].status" },
+    { name: 'READY', type: 'string', jsonPath: ".status.conditions[?(@.type=='Ready')].status" },
+    { name: 'CONNECTION-SECRET', type: 'string', jsonPath: '.spec.writeConnectionSecretToRef.name' },
+    { name: 'AGE', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+  ];
 }

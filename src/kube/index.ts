@@ -19,7 +19,7 @@ export {
   type ConnectionSecret,
   type SecretOwner,
 } from './connectionSecret.js';
-export { removeFinalizerPatch } from './finalizers.js';
+export { addFinalizerPatch, removeFinalizerPatch } from './finalizers.js';
 export { KubeconfigError, loadKubeConfig, type KubeconfigSource } from './kubeconfig.js';
 export {
   ApiServerUnreachableError,

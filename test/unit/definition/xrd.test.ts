@@ -120,7 +120,8 @@ describe('definition/renderXrCrd', () => {
       'compositionUpdatePolicy',
       'resourceRefs',
     );
-    expect(spec?.properties.crossplane?.properties.compositionUpdatePolicy?.default).to.equal('Automatic');
+    // No default unless the XRD names one (the API server defaults the XRD's to Automatic).
+    expect(spec?.properties.crossplane?.properties.compositionUpdatePolicy?.default).to.equal(undefined);
     expect(schema.properties.status?.properties).to.include.keys(
       'url',
       'conditions',
