@@ -7,7 +7,7 @@
 //        [--controller-cmd "<command>"] [--idle 2m] [--restart-window 60s] [--latency-samples 100]
 //        [--experiment reuse-connections] [--no-cache-trim]
 // --no-cache-trim runs compositor with COMPOSITOR_CACHE_TRIM=false (src/watch/trim.ts): its caches keep
-// metadata.managedFields, for the with/without memory comparison of issue 15.
+// metadata.managedFields, for the with/without memory comparison in bench/RESULTS.md.
 import { parseArgs } from 'node:util';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseDuration } from '../src/apis/index.js';
