@@ -5,7 +5,8 @@
 // Each mode runs on a fresh local control plane against compositor started as a separate process; prints one JSON
 // object. kro#198: one noisy tenant starves the rest.
 // The defaults (300 noisy XRs, 1,000 updates) run compositor with its shipped --max-reconcile-rate; the fairness
-// target's 5,000 updates (bench/RESULTS.md): --updates 5000 (the backlog is the same size, as updates to a queued XR coalesce; it lasts longer).
+// target's 5,000 updates (bench/RESULTS.md): --updates 5000 (the backlog is the same size, as updates to a queued
+// XR coalesce; it lasts longer).
 // The figures in bench/RESULTS.md were taken at --max-reconcile-rate 10 (the default then), where a backlog forms
 // sooner and lasts longer: pass it to compare with them.
 // Usage: npm run bench:fairness -- [--noisy-xrs 300] [--updates 1000] [--max-reconcile-rate <n>]
