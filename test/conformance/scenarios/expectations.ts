@@ -117,7 +117,7 @@ function eventCheck(
 
 /**
  * An event's message without the detail Crossplane records with function results: the XR's copy reads
- * `Pipeline step "<step>": <message>` (reference/crossplane-composite-functions.md, function results).
+ * `Pipeline step "<step>": <message>`, as Crossplane's composite reconciler records function results.
  */
 function withoutDetail(note: string | undefined): string | undefined {
   return note?.replace(/^Pipeline step "[^"]*": /, '');

@@ -47,7 +47,7 @@ async function run(argv: string[], env: Record<string, string> = {}): Promise<Ru
 }
 
 describe('cli/program', () => {
-  it('applies every default of DESIGN.md section 8', async () => {
+  it('applies every default of docs/flags.md', async () => {
     const { code, config } = await run(['start']);
     expect(code).to.equal(0);
     expect(config).to.deep.equal({
