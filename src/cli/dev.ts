@@ -3,6 +3,7 @@ import { ControlPlane } from '../../e2e/controlplane/index.js';
 import { loadCrds } from '../apis/index.js';
 import { createLogger, Manager, shutdownSignal } from '../manager/index.js';
 import { createMetrics } from '../metrics/index.js';
+import { warnIgnoredFlags } from './crossplaneOptions.js';
 import { Engine } from './engine.js';
 import { ExampleApplier } from './examples.js';
 import type { DevOptions } from './program.js';
@@ -15,6 +16,7 @@ import { heapCompaction, runManager, type Output } from './start.js';
 export async function runDev(options: DevOptions, output: Output): Promise<number> {
   const { config } = options;
   const log = createLogger(config.logLevel);
+  warnIgnoredFlags(config.ignoredFlags, log);
   const signal = shutdownSignal(log);
   output.stderr(
     'compositor dev: starting a local control plane (the first run builds it from Go modules; this takes minutes)\n',

@@ -9,7 +9,6 @@ import {
 } from '../definition/index.js';
 import {
   builtinFunctions,
-  CachingRunner,
   MeasuredRunner,
   FunctionCallError,
   GrpcFunctionRunner,
@@ -20,6 +19,7 @@ import {
   type FunctionObject,
   type FunctionRevisionObject,
   type FunctionRunner,
+  withResponseCache,
 } from '../functions/index.js';
 import { Discovery, EventRecorder, KindNotServedError, type KubeClient } from '../kube/index.js';
 import { NopProvider, type ManagedControllerSettings } from '../managed/index.js';
@@ -265,6 +265,7 @@ export class Engine implements Runnable {
       remote,
     });
     // Measured below the cache: function_run_seconds counts calls that ran, not answers served from the cache.
-    return new CachingRunner(new MeasuredRunner(router, this.options.metrics.functionRun));
+    const { enableFunctionResponseCache: enabled, xfnCacheMaxTtlMs: maxTtlMs } = this.options.config;
+    return withResponseCache(new MeasuredRunner(router, this.options.metrics.functionRun), { enabled, maxTtlMs });
   }
 }

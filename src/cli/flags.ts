@@ -26,6 +26,8 @@ export interface StartConfig {
   functionInsecure: boolean;
   functionTlsDir: string;
   builtinFunctions: boolean;
+  enableFunctionResponseCache: boolean;
+  xfnCacheMaxTtlMs: number;
   metricsBindAddress: string;
   healthProbeBindAddress: string;
   logLevel: LogLevel;
@@ -36,12 +38,21 @@ export interface StartConfig {
   enableNopProvider: boolean;
   gracefulShutdownTimeoutMs: number;
   idleHeapCompaction: boolean;
+  /** Crossplane flags given on the command line that mean nothing to compositor; each is logged once at start. */
+  ignoredFlags: readonly IgnoredFlag[];
+}
+
+/** A flag compositor accepted only because `crossplane core start` has it, and why it changes nothing. */
+export interface IgnoredFlag {
+  /** As a user would type it, e.g. --enable-usages. */
+  flag: string;
+  reason: string;
 }
 
 export interface FlagDefinition {
   /** The flag without its leading dashes; also names the environment variable COMPOSITOR_<FLAG>. */
   name: string;
-  key: keyof StartConfig;
+  key: Exclude<keyof StartConfig, 'ignoredFlags'>;
   kind: ValueKind;
   /** The default as a user would type it; undefined means "derived" or "unset" (see the description). */
   default: string | undefined;
@@ -86,7 +97,7 @@ export const START_FLAGS: readonly FlagDefinition[] = [
     kind: 'positiveInteger',
     default: '100',
     description:
-      "Global reconciles per second (one token bucket, burst 10x). Also sets the API client limits (QPS 5x, burst 10x) and the default --max-concurrent-reconciles. Crossplane v2 reads this flag as another name for its --max-concurrent-reconciles, a worker count with no global rate: the same value keeps the worker count and adds the rate limit; to carry over only the workers, pass Crossplane's value as --max-concurrent-reconciles.",
+      "Global reconciles per second (one token bucket, burst 10x). Also sets the API client limits (QPS 5x, burst 10x) and the default --max-concurrent-reconciles. Crossplane v2.1 and later read this flag as another name for --max-concurrent-reconciles, a worker count without any rate limit: the same value here keeps the worker count and adds the limits; to carry over only the workers, pass Crossplane's value as --max-concurrent-reconciles.",
   },
   {
     name: 'max-concurrent-reconciles',
@@ -228,6 +239,22 @@ export const START_FLAGS: readonly FlagDefinition[] = [
     kind: 'boolean',
     default: 'true',
     description: 'Run function-patch-and-transform and function-auto-ready in-process instead of over gRPC.',
+  },
+  {
+    name: 'enable-function-response-cache',
+    key: 'enableFunctionResponseCache',
+    kind: 'boolean',
+    default: 'true',
+    description:
+      "Reuse a function's response for an identical request until the TTL the function returned ends (at most --xfn-cache-max-ttl), as the function protocol allows. The cache is in memory (10,000 entries at most). Crossplane's flag of this name defaults to false and caches on disk.",
+  },
+  {
+    name: 'xfn-cache-max-ttl',
+    key: 'xfnCacheMaxTtlMs',
+    kind: 'duration',
+    default: '24h',
+    description:
+      "Longest a cached function response is reused, whatever TTL the function returned; 0 means no bound (the function's TTL alone), as in Crossplane.",
   },
   {
     name: 'metrics-bind-address',

@@ -1,6 +1,13 @@
 // cli: flag parsing and validation, and the `compositor start|dev|render` commands. Flags are parsed once, here; nothing
 // else reads the command line or the environment.
-export { envName, flagDefaults, START_FLAGS, type FlagDefinition, type StartConfig } from './flags.js';
+export {
+  envName,
+  flagDefaults,
+  START_FLAGS,
+  type FlagDefinition,
+  type IgnoredFlag,
+  type StartConfig,
+} from './flags.js';
 export {
   buildProgram,
   finishConfig,
@@ -10,7 +17,9 @@ export {
   type DevOptions,
 } from './program.js';
 export { ACCEPTED_FORMS, FlagValueError, LOG_LEVELS, parseValue, type LogLevel, type ValueKind } from './values.js';
-export { flagTableMarkdown } from './flagTable.js';
+export { crossplaneFlagTableMarkdown, flagTableMarkdown } from './flagTable.js';
+export { IGNORED_FLAGS, MAPPED_FLAGS, SAME_NAME_FLAGS } from './crossplaneFlags.js';
+export { warnIgnoredFlags } from './crossplaneOptions.js';
 export { runRender, DEVELOPMENT_TARGET_ANNOTATION, type RenderOptions } from './render.js';
 export { diagnose, type Diagnosis, type Facts } from './diagnosis.js';
 export { runDiagnose, type DiagnoseOptions } from './diagnose.js';

@@ -1,6 +1,7 @@
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
+import { addCrossplaneFlags, ignoredFlagsGiven } from './crossplaneOptions.js';
 import { envName, flagDefaults, START_FLAGS, type FlagDefinition, type StartConfig } from './flags.js';
-import { FlagValueError, parseValue } from './values.js';
+import { optionParser, parseValue } from './values.js';
 import { formatDuration } from '../apis/index.js';
 import type { DiagnoseOptions } from './diagnose.js';
 import type { RenderOptions } from './render.js';
@@ -45,14 +46,7 @@ function toOption(flag: FlagDefinition): Option {
   const placeholder =
     flag.kind === 'boolean' ? '[bool]' : `<${flag.kind === 'positiveDuration' ? 'duration' : flag.kind}>`;
   const option = new Option(`--${flag.name} ${placeholder}`, flag.description).env(envName(flag));
-  option.argParser((text: string) => {
-    try {
-      return parseValue(flag.kind, text);
-    } catch (err) {
-      if (err instanceof FlagValueError) throw new InvalidArgumentError(err.message);
-      throw err;
-    }
-  });
+  option.argParser(optionParser(flag.kind));
   if (flag.kind === 'boolean') option.preset('true');
   if (flag.default !== undefined) option.default(parseValue(flag.kind, flag.default), flag.default);
   return option;
@@ -78,7 +72,11 @@ function checkAtLeastMinimum(flag: string, intervalMs: number, minimumMs: number
 
 /** Applies derived defaults and checks that flags agree with each other. */
 export function finishConfig(options: Record<string, unknown>): StartConfig {
-  const values: Record<string, unknown> = { ...flagDefaults(), ...toConfigValues(options) };
+  const values: Record<string, unknown> = {
+    ...flagDefaults(),
+    ...toConfigValues(options),
+    ignoredFlags: ignoredFlagsGiven(options),
+  };
   values.maxConcurrentReconciles ??= values.maxReconcileRate;
   const config = values as unknown as StartConfig;
   checkAtLeastMinimum('poll-interval', config.pollIntervalMs, config.minPollIntervalMs);
@@ -106,19 +104,7 @@ function addFlags(command: Command, exclude: ReadonlySet<string> = new Set()): C
   for (const flag of START_FLAGS) {
     if (!exclude.has(flag.name)) command.addOption(toOption(flag));
   }
-  return command;
-}
-
-/** Parses a flag value of the given kind, reporting a bad one as commander reports bad arguments. */
-function valueParser(kind: Parameters<typeof parseValue>[0]): (text: string) => unknown {
-  return (text) => {
-    try {
-      return parseValue(kind, text);
-    } catch (err) {
-      if (err instanceof FlagValueError) throw new InvalidArgumentError(err.message);
-      throw err;
-    }
-  };
+  return addCrossplaneFlags(command);
 }
 
 interface RenderFlags {
@@ -148,7 +134,7 @@ function renderCommand(handlers: CommandHandlers, onExitCode: (code: number) => 
     )
     .addOption(
       new Option('--timeout <duration>', 'Deadline of each function call')
-        .argParser(valueParser('positiveDuration'))
+        .argParser(optionParser('positiveDuration'))
         .default(60_000, '1m'),
     )
     .action(async (xr: string, composition: string, functions: string, flags: RenderFlags) => {
@@ -187,7 +173,7 @@ function diagnoseCommand(handlers: CommandHandlers, onExitCode: (code: number) =
     .option('--stuck', 'instead: list the XRs of every kind that have been not Ready or not Synced the longest')
     .addOption(
       new Option('--limit <count>', 'with --stuck: how many XRs to list')
-        .argParser(valueParser('positiveInteger'))
+        .argParser(optionParser('positiveInteger'))
         .default(10),
     )
     .option('-n, --namespace <namespace>', 'namespace of a namespaced resource (default: default)')
@@ -201,7 +187,7 @@ function diagnoseCommand(handlers: CommandHandlers, onExitCode: (code: number) =
         '--circuit-breaker-cooldown <duration>',
         "compositor's --circuit-breaker-cooldown, to say when a circuit closes",
       )
-        .argParser(valueParser('positiveDuration'))
+        .argParser(optionParser('positiveDuration'))
         .default(300_000, '5m'),
     )
     .action(async (resource: string | undefined, name: string | undefined, flags: DiagnoseFlags) => {

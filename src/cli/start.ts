@@ -12,6 +12,7 @@ import {
   type Runnable,
 } from '../manager/index.js';
 import { createMetrics, type Metrics } from '../metrics/index.js';
+import { warnIgnoredFlags } from './crossplaneOptions.js';
 import { Engine } from './engine.js';
 import type { StartConfig } from './flags.js';
 
@@ -28,6 +29,7 @@ export function heapCompaction(config: StartConfig, metrics: Metrics, log: Logge
 /** `compositor start`: runs until SIGTERM/SIGINT. Exit 0 after a graceful stop, 1 when it cannot start. */
 export async function runStart(config: StartConfig, output: Output): Promise<number> {
   const log = createLogger(config.logLevel);
+  warnIgnoredFlags(config.ignoredFlags, log);
   const metrics = createMetrics();
   const manager = new Manager({
     config,

@@ -1,3 +1,4 @@
+import { InvalidArgumentError } from 'commander';
 import { DURATION_FORM, parseDuration } from '../apis/index.js';
 
 // Value parsers for flags. Each throws a FlagValueError whose message is the accepted form, so the CLI can print
@@ -20,7 +21,9 @@ export type ValueKind =
   | 'address'
   | 'logLevel'
   | 'path'
-  | 'name';
+  | 'name'
+  | 'port'
+  | 'text';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -36,6 +39,8 @@ export const ACCEPTED_FORMS: Record<ValueKind, string> = {
   logLevel: `one of ${LOG_LEVELS.join(', ')}`,
   path: 'a file path',
   name: 'a lowercase DNS label such as crossplane-system',
+  port: 'a port number from 0 to 65535',
+  text: 'a string',
 };
 
 type Parsed = number | boolean | string;
@@ -91,6 +96,12 @@ const parsers: Record<ValueKind, (text: string) => Parsed> = {
     if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(text)) throw new FlagValueError(ACCEPTED_FORMS.name);
     return text;
   },
+  port: (text) => {
+    if (!/^\+?\d{1,5}$/.test(text.trim()) || Number(text) > 65535) throw new FlagValueError(ACCEPTED_FORMS.port);
+    return Number(text);
+  },
+  // Any string, even an empty one, as Go's flag parsers accept for string flags.
+  text: (text) => text,
 };
 
 function tryDuration(text: string, kind: ValueKind): number {
@@ -104,4 +115,16 @@ function tryDuration(text: string, kind: ValueKind): number {
 /** Parses a flag's text as the given kind, throwing FlagValueError with the accepted form. */
 export function parseValue(kind: ValueKind, text: string): Parsed {
   return parsers[kind](text);
+}
+
+/** parseValue for commander: a bad value is reported as commander reports bad arguments, naming the flag. */
+export function optionParser(kind: ValueKind): (text: string) => Parsed {
+  return (text) => {
+    try {
+      return parseValue(kind, text);
+    } catch (err) {
+      if (err instanceof FlagValueError) throw new InvalidArgumentError(err.message);
+      throw err;
+    }
+  };
 }

@@ -1,15 +1,26 @@
-// The response cache (--function-cache): a function's response is reused for an identical request until its TTL
-// ends. Keyed by function name and a digest of the request; responses without a TTL are never stored.
+// The response cache (--enable-function-response-cache, on by default): a function's response is reused for an
+// identical request until its TTL ends. Keyed by function name and a digest of the request; responses without a TTL
+// are never stored. Crossplane's cache (off by default there) keeps the same entries on disk; this one is in memory.
 import { digest } from './hash.js';
 import type { FunctionCall, FunctionRunner } from './runner.js';
 import type { RunFunctionResponse } from './types.js';
 
 export interface CacheDeps {
   now?: () => number;
-  /** Upper bound on how long any response is kept. Default 24h, as Crossplane's --xfn-cache-max-ttl. */
+  /**
+   * Upper bound on how long any response is kept (--xfn-cache-max-ttl). Default 24h; 0 means no bound, so the
+   * function's TTL alone decides, as Crossplane's cache reads its --xfn-cache-max-ttl 0.
+   */
   maxTtlMs?: number;
   /** Entries kept at most; expired entries go first, then the oldest. Default 10000. */
   maxEntries?: number;
+}
+
+const DEFAULT_MAX_TTL_MS = 86_400_000;
+
+/** The response's TTL, at most maxTtlMs unless that is 0 (no bound). */
+function clampTtl(ttlMs: number, maxTtlMs: number): number {
+  return maxTtlMs > 0 ? Math.min(ttlMs, maxTtlMs) : ttlMs;
 }
 
 interface Entry {
@@ -31,7 +42,7 @@ export class CachingRunner implements FunctionRunner {
     const hit = this.entries.get(key);
     if (hit !== undefined && hit.deadline > now()) return structuredClone(hit.response);
     const response = await this.inner.run(call);
-    const ttl = Math.min(response.meta?.ttlMs ?? 0, this.deps.maxTtlMs ?? 86_400_000);
+    const ttl = clampTtl(response.meta?.ttlMs ?? 0, this.deps.maxTtlMs ?? DEFAULT_MAX_TTL_MS);
     if (ttl > 0) this.store(key, { deadline: now() + ttl, response: structuredClone(response) });
     return response;
   }
@@ -52,4 +63,15 @@ export class CachingRunner implements FunctionRunner {
     this.entries.delete(key);
     this.entries.set(key, entry);
   }
+}
+
+/**
+ * `runner` behind a response cache (--enable-function-response-cache) bounded by maxTtlMs (--xfn-cache-max-ttl), or
+ * `runner` itself when the cache is off.
+ */
+export function withResponseCache(
+  runner: FunctionRunner,
+  cache: { enabled: boolean; maxTtlMs: number },
+): FunctionRunner {
+  return cache.enabled ? new CachingRunner(runner, { maxTtlMs: cache.maxTtlMs }) : runner;
 }

@@ -26,7 +26,7 @@ export {
   RequirementsRunner,
   type RequiredResourceFetcher,
 } from './requirements.js';
-export { CachingRunner, type CacheDeps } from './cache.js';
+export { CachingRunner, withResponseCache, type CacheDeps } from './cache.js';
 export { MeasuredRunner } from './measuredRunner.js';
 export { digest } from './hash.js';
 export { SYSTEM_CONDITION_TYPES, type PipelineCondition, type PipelineEvent } from './outcome.js';

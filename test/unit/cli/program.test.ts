@@ -75,6 +75,8 @@ describe('cli/program', () => {
       functionInsecure: false,
       functionTlsDir: '/tls/client',
       builtinFunctions: true,
+      enableFunctionResponseCache: true,
+      xfnCacheMaxTtlMs: 86_400_000,
       metricsBindAddress: ':8080',
       healthProbeBindAddress: ':8081',
       logLevel: 'info',
@@ -84,6 +86,7 @@ describe('cli/program', () => {
       enableNopProvider: false,
       gracefulShutdownTimeoutMs: 30_000,
       idleHeapCompaction: true,
+      ignoredFlags: [],
     } satisfies Omit<StartConfig, 'kubeconfig'>);
   });
 
@@ -153,6 +156,12 @@ describe('cli/program', () => {
     '--function-insecure': { args: ['--function-insecure'], want: { functionInsecure: true } },
     '--function-tls-dir': { args: ['--function-tls-dir=/certs'], want: { functionTlsDir: '/certs' } },
     '--builtin-functions=false': { args: ['--builtin-functions=false'], want: { builtinFunctions: false } },
+    '--enable-function-response-cache=false': {
+      args: ['--enable-function-response-cache=false'],
+      want: { enableFunctionResponseCache: false },
+    },
+    '--xfn-cache-max-ttl': { args: ['--xfn-cache-max-ttl=1h'], want: { xfnCacheMaxTtlMs: 3_600_000 } },
+    '--xfn-cache-max-ttl=0 (no bound)': { args: ['--xfn-cache-max-ttl=0'], want: { xfnCacheMaxTtlMs: 0 } },
     '--builtin-functions=0 (Go ParseBool spelling)': {
       args: ['--builtin-functions=0'],
       want: { builtinFunctions: false },

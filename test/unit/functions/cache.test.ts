@@ -1,0 +1,55 @@
+import { expect } from 'chai';
+import {
+  CachingRunner,
+  withResponseCache,
+  type FunctionCall,
+  type FunctionRunner,
+  type RunFunctionResponse,
+} from '../../../src/functions/index.js';
+
+const HOUR = 3_600_000;
+
+/** A function that answers with the given TTL and counts its calls. */
+class CountingRunner implements FunctionRunner {
+  calls = 0;
+  constructor(private readonly ttlMs: number | undefined) {}
+  run(): Promise<RunFunctionResponse> {
+    this.calls++;
+    return Promise.resolve({ meta: this.ttlMs === undefined ? {} : { ttlMs: this.ttlMs } });
+  }
+}
+
+const call: FunctionCall = { functionName: 'fn', request: { input: { value: 'a' } } };
+
+/** How many times the function runs for two identical calls `afterMs` apart. */
+async function callsFor(ttlMs: number | undefined, cache: { maxTtlMs?: number }, afterMs: number): Promise<number> {
+  let now = 0;
+  const inner = new CountingRunner(ttlMs);
+  const runner = new CachingRunner(inner, { ...cache, now: () => now });
+  await runner.run(call);
+  now += afterMs;
+  await runner.run(call);
+  return inner.calls;
+}
+
+describe('functions/response cache', () => {
+  const cases: Record<string, { ttlMs?: number; maxTtlMs?: number; afterMs: number; want: number }> = {
+    'reuses a response within its TTL': { ttlMs: HOUR, afterMs: HOUR - 1, want: 1 },
+    'calls again once the TTL has passed': { ttlMs: HOUR, afterMs: HOUR, want: 2 },
+    'never stores a response without a TTL': { afterMs: 0, want: 2 },
+    'bounds the TTL by maxTtlMs': { ttlMs: 2 * HOUR, maxTtlMs: HOUR, afterMs: HOUR, want: 2 },
+    'bounds it by 24h by default': { ttlMs: 48 * HOUR, afterMs: 24 * HOUR, want: 2 },
+    'takes maxTtlMs 0 as no bound, as Crossplane does': { ttlMs: 48 * HOUR, maxTtlMs: 0, afterMs: 47 * HOUR, want: 1 },
+  };
+  for (const [name, { ttlMs, maxTtlMs, afterMs, want }] of Object.entries(cases)) {
+    it(name, async () => {
+      expect(await callsFor(ttlMs, maxTtlMs === undefined ? {} : { maxTtlMs }, afterMs), name).to.equal(want);
+    });
+  }
+
+  it('is left out when disabled (--enable-function-response-cache=false)', () => {
+    const inner = new CountingRunner(HOUR);
+    expect(withResponseCache(inner, { enabled: false, maxTtlMs: HOUR })).to.equal(inner);
+    expect(withResponseCache(inner, { enabled: true, maxTtlMs: HOUR })).to.be.instanceOf(CachingRunner);
+  });
+});
