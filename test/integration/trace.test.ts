@@ -26,6 +26,17 @@ import {
 const NAMESPACE = 'trace-test';
 const outer = testApi('trace.compositor.test', 'XTrace');
 const inner = testApi('trace.compositor.test', 'XTraceInner');
+const legacy = testApi('trace.compositor.test', 'XTraceLegacy', 'LegacyCluster');
+const CLAIM = { apiVersion: legacy.apiVersion, kind: 'TraceClaim' };
+
+/** The legacy XRD, offering a claim. */
+function legacyXrd(): KubeObject {
+  const definition = xrd(legacy);
+  return {
+    ...definition,
+    spec: { ...(definition.spec as object), claimNames: { kind: CLAIM.kind, plural: 'traceclaims' } },
+  };
+}
 
 /** The outer Composition: the nested XR, then a ConfigMap, then auto-ready. */
 function outerComposition(): KubeObject {
@@ -76,6 +87,14 @@ function xr(
   };
 }
 
+function claim(): XrObject {
+  return {
+    ...CLAIM,
+    metadata: { name: 'db', namespace: NAMESPACE },
+    spec: { image: 'postgres', compositionRef: { name: legacy.plural } } as XrObject['spec'],
+  };
+}
+
 async function trace(
   resource: string,
   name: string,
@@ -109,9 +128,11 @@ describe('compositor trace (integration)', function () {
     running = await startEngine();
     for (const fn of functions()) await apply(client, fn);
     for (const api of [outer, inner]) await apply(client, xrd(api));
+    await apply(client, legacyXrd());
     await apply(client, composition(inner));
+    await apply(client, composition(legacy));
     await apply(client, outerComposition());
-    for (const api of [outer, inner]) {
+    for (const api of [outer, inner, legacy]) {
       await eventually(`XRD ${api.plural} Established`, async () => {
         const stored = await get<XrObject>(client, xrd(api));
         return condition(stored, 'Established')?.status === 'True' ? true : undefined;
@@ -126,6 +147,7 @@ describe('compositor trace (integration)', function () {
   after(async () => {
     await remove(client, xr('shop'));
     await remove(client, xr('paused'));
+    await remove(client, claim());
     await running.stop();
   });
 
@@ -173,6 +195,24 @@ describe('compositor trace (integration)', function () {
         'NAME                                      SYNCED   READY   STATUS',
         'XTrace/paused (trace-test)                False    -       ReconcilePaused: ...iliation (including deletion) is paused via the pause annotation',
         '└─ ConfigMap/never-created (trace-test)   -        -       Error: configmaps "never-created" not found',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('follows a claim to its legacy XR and on to its composed ConfigMap', async () => {
+    await apply(client, claim());
+    await eventually('the claim Ready', async () =>
+      condition(await get<XrObject>(client, claim()), 'Ready')?.status === 'True' ? true : undefined,
+    );
+    const result = await trace('traceclaim', 'db');
+    expect(result.code, result.stderr).to.equal(0);
+    expect(normalized(result.stdout).replace(/db-[0-9a-z]{5}\b/g, 'db-yyyyy')).to.equal(
+      [
+        'NAME                                              SYNCED   READY   STATUS',
+        'TraceClaim/db (trace-test)                        True     True    Available',
+        '└─ XTraceLegacy/db-yyyyy                          True     True    Available',
+        '   └─ ConfigMap/db-yyyyy-xxxxxxxxxxxx (default)   -        -       ',
         '',
       ].join('\n'),
     );
