@@ -285,16 +285,16 @@ export class DefinitionController {
       );
       await this.stopComposite(key);
     }
-    const xrType = typeOf(xrd);
     const entry: Running = {
       xrd,
       generation: xrd.metadata.generation,
-      controller: this.options.newComposite({
-        name: `composite/${xrd.spec.names.plural}.${xrd.spec.group}`,
-        xrType,
-        xrd: () => defaultsOf(entry.xrd),
-        stale: () => this.restartDue(key, entry),
-      }),
+      controller: this.options.newComposite(
+        compositeInputFor(
+          xrd,
+          () => entry.xrd,
+          () => this.restartDue(key, entry),
+        ),
+      ),
     };
     await entry.controller.start();
     this.running.set(key, entry);
@@ -509,6 +509,23 @@ export function typeOf(xrd: CompositeResourceDefinition): XrType & { group: stri
     group: xrd.spec.group,
     namespaced: scope === 'Namespaced',
     legacy: scope === 'LegacyCluster',
+  };
+}
+
+/**
+ * What the XRD controller and a shard follower both start an XRD's composite controller with, so the two start it
+ * alike: its name, the XR type, the XRD's current defaults and when a restart is due.
+ */
+export function compositeInputFor(
+  xrd: CompositeResourceDefinition,
+  current: () => CompositeResourceDefinition,
+  stale: () => boolean,
+): CompositeFactoryInput {
+  return {
+    name: `composite/${xrd.spec.names.plural}.${xrd.spec.group}`,
+    xrType: typeOf(xrd),
+    xrd: () => defaultsOf(current()),
+    stale,
   };
 }
 

@@ -3,7 +3,7 @@ import type { Condition } from '../composite/index.js';
 import type { Metrics } from '../metrics/index.js';
 import type { ReconcileQueue, ReconcileResult } from '../queue/index.js';
 import type { InformerLease, InformerRegistry } from '../watch/index.js';
-import { defaultsOf, typeOf, type CompositeFactoryInput, type RunningComposite } from './controller.js';
+import { compositeInputFor, type CompositeFactoryInput, type RunningComposite } from './controller.js';
 import type { CompositeResourceDefinition } from './xrd.js';
 import { watchXrds, xrdQueue } from './xrdQueue.js';
 
@@ -54,8 +54,9 @@ interface Running {
 /**
  * The XRD side of a replica that does not run the cluster-wide controllers (--shard-index other than 0): one
  * composite controller per XRD, started and restarted by what the cluster-wide replica's XRD controller reports in
- * the XRD's Established condition. It writes nothing: no CRD, no XRD status, no finalizer, no RBAC, so that work is
- * never done twice.
+ * the XRD's Established condition. It writes nothing: no CRD, no XRD status, no finalizer (neither defined nor offered),
+ * no RBAC, so that work is never done twice. It starts composite controllers as the XRD controller does
+ * (compositeInputFor).
  */
 export class ShardFollower {
   readonly name = CONTROLLER_NAME;
@@ -109,12 +110,13 @@ export class ShardFollower {
     const entry: Running = {
       xrd,
       generation: xrd.metadata.generation,
-      controller: this.options.newComposite({
-        name: `composite/${xrd.spec.names.plural}.${xrd.spec.group}`,
-        xrType: typeOf(xrd),
-        xrd: () => defaultsOf(entry.xrd),
-        stale: () => this.restartDue(key, entry),
-      }),
+      controller: this.options.newComposite(
+        compositeInputFor(
+          xrd,
+          () => entry.xrd,
+          () => this.restartDue(key, entry),
+        ),
+      ),
     };
     try {
       await entry.controller.start();

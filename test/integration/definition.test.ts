@@ -27,7 +27,9 @@ describe('definition: rendered XR CRDs (integration)', () => {
   it('the example XRD renders a CRD that the API server establishes', async () => {
     expect(validateXrd(example)).to.deep.equal([]);
     const client = controlPlane().client();
-    await client.request('POST', CRDS, { body: renderXrCrd(example) });
+    // Rendered from the XRD as the API server stores it: its schema defaults the composition update policy.
+    const stored = { ...example, spec: { defaultCompositionUpdatePolicy: 'Automatic' as const, ...example.spec } };
+    await client.request('POST', CRDS, { body: renderXrCrd(stored) });
     await eventually('the App CRD to be Established', async () => {
       const crd = await client.request<CustomResourceDefinition>('GET', `${CRDS}/${example.metadata.name}`);
       return isEstablished(crd) ? crd : undefined;

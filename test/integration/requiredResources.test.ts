@@ -30,11 +30,23 @@ describe('required resources', function () {
     fn = await startFunction();
     running = await startEngine({ functionInsecure: true });
     const definition = xrd(api) as KubeObject & { spec: { versions: { schema: unknown }[] } };
-    // The probe reports what it was sent in status.required, which the default test schema would prune.
+    // The probe reports what it was sent in status.required, which the default test schema would prune. The XR
+    // CRD keeps no unknown status fields (as Crossplane's), so the fields it writes are declared.
     const schema = {
       openAPIV3Schema: {
         type: 'object',
-        properties: { status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+        properties: {
+          status: {
+            type: 'object',
+            properties: {
+              calls: { type: 'integer' },
+              required: {
+                type: 'array',
+                items: { type: 'object', nullable: true, 'x-kubernetes-preserve-unknown-fields': true },
+              },
+            },
+          },
+        },
       },
     };
     definition.spec.versions = definition.spec.versions.map((version) => ({ ...version, schema }));
