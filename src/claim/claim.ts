@@ -86,9 +86,14 @@ function propagated(entries: Record<string, string> | undefined): Record<string,
  * the claim-only fields, and the claim reference. Applied with the claim's own field manager, so a label, annotation,
  * list item or map key removed from the claim is removed from the XR too.
  */
-export function compositeFromClaim(claim: Claim, xrType: XrType, name: string): Xr {
+export function compositeFromClaim(claim: Claim, xrType: XrType, name: string, existing?: Xr): Xr {
+  // As Crossplane's claim syncer: the claim pins the revision only while the XR's policy is Manual; otherwise the XR's
+  // controller is its authority, and the ref flows the other way (claimSpecFromComposite).
+  const pinned = existing?.spec?.compositionUpdatePolicy === 'Manual';
   const spec: Record<string, unknown> = Object.fromEntries(
-    Object.entries(structuredClone(claim.spec ?? {})).filter(([field]) => !CLAIM_ONLY_FIELDS.has(field)),
+    Object.entries(structuredClone(claim.spec ?? {})).filter(
+      ([field]) => !CLAIM_ONLY_FIELDS.has(field) && (pinned || field !== 'compositionRevisionRef'),
+    ),
   );
   spec.claimRef = claimRefOf(claim);
   return {

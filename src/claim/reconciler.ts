@@ -128,7 +128,7 @@ export class ClaimReconciler {
     if (existing?.metadata.deletionTimestamp) return undefined;
     // Record the binding before the XR exists, so a crash in between finds this XR rather than making another.
     if (!ref) await this.applyClaimSpec(claim, { resourceRef: { ...typeRef(xrType), name } }, signal);
-    const desired = withAppliedDigest(compositeFromClaim(claim, xrType, name)) as Xr;
+    const desired = withAppliedDigest(compositeFromClaim(claim, xrType, name, existing)) as Xr;
     if (isApplied(desired, existing)) return existing;
     const path = await this.options.discovery.path(xrType.apiVersion, xrType.kind, name);
     return this.options.client.request<Xr>('PATCH', path, {

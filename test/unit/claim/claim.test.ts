@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { claimSpecFromComposite, type Claim } from '../../../src/claim/index.js';
+import { claimSpecFromComposite, compositeFromClaim, type Claim } from '../../../src/claim/index.js';
 import type { Xr } from '../../../src/composite/index.js';
 
 const claim: Claim = {
@@ -42,5 +42,27 @@ describe('claim/claimSpecFromComposite', () => {
     expect(spec).to.deep.equal({
       resourceRef: { apiVersion: 'example.org/v1', kind: 'XApp', name: 'my-app-1a2b3' },
     });
+  });
+});
+
+describe('claim/compositeFromClaim', () => {
+  const xrType = { apiVersion: 'example.org/v1', kind: 'XApp', namespaced: false, legacy: true };
+  const pinnedClaim: Claim = {
+    ...claim,
+    spec: { size: 3, compositionRevisionRef: { name: 'apps-abc1234' }, resourceRef: undefined },
+  };
+
+  it("carries the claim's revision to the XR only while the XR's policy is Manual, as Crossplane's syncer", () => {
+    const automatic = compositeFromClaim(
+      pinnedClaim,
+      xrType,
+      'my-app-1a2b3',
+      xr({ compositionUpdatePolicy: 'Automatic' }),
+    );
+    expect(automatic.spec?.compositionRevisionRef).to.equal(undefined);
+    expect(compositeFromClaim(pinnedClaim, xrType, 'my-app-1a2b3').spec?.compositionRevisionRef).to.equal(undefined);
+    const manual = compositeFromClaim(pinnedClaim, xrType, 'my-app-1a2b3', xr({ compositionUpdatePolicy: 'Manual' }));
+    expect(manual.spec?.compositionRevisionRef).to.deep.equal({ name: 'apps-abc1234' });
+    expect(manual.spec?.size).to.equal(3);
   });
 });
