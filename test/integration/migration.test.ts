@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { loadCrds } from '../../src/apis/index.js';
 import { composedFieldOwner, XR_FIELD_OWNER } from '../../src/composite/index.js';
 import { renderXrCrd } from '../../src/definition/index.js';
+import { claimNamesOf, renderClaimCrd } from '../../src/definition/claimRender.js';
 import { compositionHash } from '../../src/definition/revisionHash.js';
 import { newRevision } from '../../src/definition/revisions.js';
 import { CONTENT_TYPE, Discovery, ensureCrds, type KubeClient, type KubeObject } from '../../src/kube/index.js';
@@ -16,6 +17,7 @@ import {
   testApi,
   xrd,
   type RunningEngine,
+  type TestApi,
   type XrObject,
 } from './engine.js';
 
@@ -101,8 +103,24 @@ async function serverSideApply(
   });
 }
 
-function xrRef(name: string): KubeObject {
-  return { apiVersion: api.apiVersion, kind: api.kind, metadata: { name, namespace: NAMESPACE } };
+function xrRef(name: string, of: TestApi = api): KubeObject {
+  const namespaced = of.scope === 'Namespaced';
+  return {
+    apiVersion: of.apiVersion,
+    kind: of.kind,
+    metadata: { name, ...(namespaced ? { namespace: NAMESPACE } : {}) },
+  };
+}
+
+/** The machinery object where the XR's schema keeps it: spec.crossplane (v2) or spec (legacy XRs). */
+function machinery(of: TestApi, fields: Record<string, unknown>): Record<string, unknown> {
+  return of.scope === 'LegacyCluster' ? fields : { crossplane: fields };
+}
+
+type StoredMachinery = NonNullable<NonNullable<Stored['spec']>['crossplane']>;
+
+function machineryOf(of: TestApi, xr: Stored): StoredMachinery {
+  return (of.scope === 'LegacyCluster' ? (xr.spec as StoredMachinery | undefined) : xr.spec?.crossplane) ?? {};
 }
 
 /**
@@ -112,28 +130,38 @@ function xrRef(name: string): KubeObject {
 async function crossplaneReconcile(
   client: KubeClient,
   name: string,
-  options: { revision: string; composedName: string; data: Record<string, string> },
+  options: { revision: string; composedName: string; data: Record<string, string>; of?: TestApi },
 ): Promise<void> {
-  const xr = await must<Stored>(client, xrRef(name));
+  const of = options.of ?? api;
+  const xr = await must<Stored>(client, xrRef(name, of));
   // Crossplane updates only what is missing or changed: nothing, on an XR that has it all.
   const has =
     xr.metadata.finalizers?.includes(FINALIZER) &&
-    xr.spec?.crossplane?.compositionRevisionRef?.name === options.revision;
+    machineryOf(of, xr).compositionRevisionRef?.name === options.revision;
   if (!has)
     await update(client, xr, {
       metadata: {
         finalizers: [...new Set([...(xr.metadata.finalizers ?? []), FINALIZER])],
         labels: { 'crossplane.io/composite': name },
       },
-      spec: {
-        crossplane: {
-          compositionRef: { name: api.plural },
-          compositionRevisionRef: { name: options.revision },
-        },
-      },
+      spec: machinery(of, {
+        compositionRef: { name: of.plural },
+        compositionRevisionRef: { name: options.revision },
+      }),
     });
-  const ref = { apiVersion: 'v1', kind: 'ConfigMap', name: options.composedName };
-  await serverSideApply(client, { ...xrRef(name), spec: { crossplane: { resourceRefs: [ref] } } }, XR_FIELD_OWNER);
+  const legacy = of.scope === 'LegacyCluster';
+  const ref = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    name: options.composedName,
+    ...(legacy ? { namespace: NAMESPACE } : {}),
+  };
+  await serverSideApply(client, { ...xrRef(name, of), spec: machinery(of, { resourceRefs: [ref] }) }, XR_FIELD_OWNER);
+  const labels: Record<string, string> = { 'crossplane.io/composite': name };
+  for (const key of ['crossplane.io/claim-name', 'crossplane.io/claim-namespace']) {
+    const value = xr.metadata.labels?.[key];
+    if (value !== undefined) labels[key] = value;
+  }
   await serverSideApply(
     client,
     {
@@ -142,12 +170,12 @@ async function crossplaneReconcile(
       metadata: {
         name: options.composedName,
         namespace: NAMESPACE,
-        labels: { 'crossplane.io/composite': name },
+        labels,
         annotations: { 'crossplane.io/composition-resource-name': 'settings' },
         ownerReferences: [
           {
-            apiVersion: api.apiVersion,
-            kind: api.kind,
+            apiVersion: of.apiVersion,
+            kind: of.kind,
             name,
             uid: xr.metadata.uid,
             controller: true,
@@ -157,9 +185,14 @@ async function crossplaneReconcile(
       },
       data: options.data,
     },
-    composedFieldOwner({ apiVersion: api.apiVersion, kind: api.kind, metadata: { name } }),
+    composedFieldOwner({ apiVersion: of.apiVersion, kind: of.kind, metadata: { name } }),
   );
-  await serverSideApply(client, { ...xrRef(name), status: { image: options.data.image } }, XR_FIELD_OWNER, '/status');
+  await serverSideApply(
+    client,
+    { ...xrRef(name, of), status: { image: options.data.image } },
+    XR_FIELD_OWNER,
+    '/status',
+  );
   const now = new Date().toISOString();
   await update(
     client,
@@ -177,8 +210,8 @@ async function crossplaneReconcile(
 }
 
 /** The Composition of the engine tests, with a fixed extra field in the ConfigMap's base. */
-function compositionWith(extra: Record<string, string>): KubeObject {
-  const comp = composition(api) as KubeObject & { spec: { pipeline: { input?: { resources: unknown[] } }[] } };
+function compositionWith(extra: Record<string, string>, of: TestApi = api): KubeObject {
+  const comp = composition(of) as KubeObject & { spec: { pipeline: { input?: { resources: unknown[] } }[] } };
   const resource = comp.spec.pipeline[0]?.input?.resources[0] as { base: { data: Record<string, string> } };
   resource.base.data = { image: '', ...extra };
   return comp;
@@ -313,5 +346,155 @@ describe('migration from and back to Crossplane core', function () {
     await expectKept(client, 'pinned', rev1, original.get('pinned')?.metadata.uid);
     const pinned = await must<Stored>(client, xrRef('pinned'));
     expect(pinned.spec?.crossplane?.compositionUpdatePolicy, 'the pin').to.equal('Manual');
+  });
+});
+
+// A v1-era claim: its XR was created by Crossplane's claim syncer (a random name, applied as
+// `apiextensions.crossplane.io/claim` with the claim's spec minus the claim's own fields), and the claim records the
+// XR and, for Automatic XRs, its revision with a plain update.
+const legacyApi = testApi('claims.migration.example.org', 'XClaimed', 'LegacyCluster');
+const CLAIM_FINALIZER = 'finalizer.apiextensions.crossplane.io';
+const claimRef = {
+  apiVersion: legacyApi.apiVersion,
+  kind: 'Claimed',
+  metadata: { name: 'team-db', namespace: NAMESPACE },
+};
+const CROSSPLANE_XR = 'team-db-x7k2p';
+
+type StoredClaim = Stored & {
+  spec?: { resourceRef?: { name: string }; compositionRevisionRef?: { name: string }; image?: string };
+};
+
+/** What Crossplane's claim syncer records on the claim: its XR, the XR's Composition and (Automatic) revision. */
+function claimSpecFrom(xr: StoredMachinery, revision: string | undefined): Record<string, unknown> {
+  const spec: Record<string, unknown> = {
+    resourceRef: { apiVersion: legacyApi.apiVersion, kind: legacyApi.kind, name: CROSSPLANE_XR },
+  };
+  if (xr.compositionRef) spec.compositionRef = xr.compositionRef;
+  if (xr.compositionUpdatePolicy === 'Automatic' && revision) spec.compositionRevisionRef = { name: revision };
+  return spec;
+}
+
+/** Crossplane updates the claim only when its binding or revision is missing or stale. */
+function claimNeedsUpdate(claim: StoredClaim, spec: Record<string, unknown>, revision: string | undefined): boolean {
+  const bound = claim.metadata.finalizers?.includes(CLAIM_FINALIZER) && claim.spec?.resourceRef?.name === CROSSPLANE_XR;
+  const current = spec.compositionRevisionRef === undefined || claim.spec?.compositionRevisionRef?.name === revision;
+  return !bound || !current;
+}
+
+/** Crossplane's claim sync: the claim's update (when something is missing), then the XR's apply. */
+async function crossplaneClaimSync(client: KubeClient, revision: string | undefined): Promise<void> {
+  const claim = await must<StoredClaim>(client, claimRef);
+  const stored = await get<Stored>(client, xrRef(CROSSPLANE_XR, legacyApi));
+  const xr = stored ? machineryOf(legacyApi, stored) : {};
+  const spec = claimSpecFrom(xr, revision);
+  if (claimNeedsUpdate(claim, spec, revision)) {
+    await update(client, claim, { metadata: { finalizers: [CLAIM_FINALIZER] }, spec });
+  }
+  const claimLabels = {
+    'crossplane.io/claim-name': claimRef.metadata.name,
+    'crossplane.io/claim-namespace': NAMESPACE,
+  };
+  await serverSideApply(
+    client,
+    {
+      ...xrRef(CROSSPLANE_XR, legacyApi),
+      metadata: { name: CROSSPLANE_XR, labels: claimLabels },
+      spec: {
+        image: claim.spec?.image,
+        ...(xr.compositionRef ? { compositionRef: xr.compositionRef } : {}),
+        claimRef: {
+          apiVersion: claimRef.apiVersion,
+          kind: claimRef.kind,
+          name: claimRef.metadata.name,
+          namespace: NAMESPACE,
+        },
+      },
+    },
+    'apiextensions.crossplane.io/claim',
+  );
+}
+
+describe('migration of claims from and back to Crossplane core', function () {
+  this.timeout(120_000);
+  let engine: RunningEngine | undefined;
+  let client: KubeClient;
+  let rev1 = '';
+  let composedUid: string | undefined;
+
+  before(async () => {
+    client = controlPlane().client();
+    await ensureCrds(client, await loadCrds(), { timeoutMs: 30_000 });
+    await ensureNamespace(client, NAMESPACE);
+    const offered = { ...xrd(legacyApi) } as KubeObject & { spec: Record<string, unknown> };
+    offered.spec = { ...offered.spec, claimNames: { kind: 'Claimed', plural: 'claimeds' } };
+    const definition = await create(client, offered, 'kubectl-client-side-apply');
+    await create(client, renderXrCrd(definition as never) as unknown as KubeObject, CROSSPLANE);
+    const names = claimNamesOf(definition as never);
+    if (!names) throw new Error('the XRD offers no claim');
+    await create(client, renderClaimCrd(definition as never, names) as unknown as KubeObject, CROSSPLANE);
+    await eventually('the XR and claim CRDs served', async () => {
+      const discovery = new Discovery(client);
+      const xrKind = await discovery.resolve(legacyApi.apiVersion, legacyApi.kind).catch(() => undefined);
+      const claimKind = await discovery.resolve(claimRef.apiVersion, claimRef.kind).catch(() => undefined);
+      return xrKind && claimKind ? true : undefined;
+    });
+    const comp = await create(client, compositionWith({}, legacyApi), 'kubectl-client-side-apply');
+    const revision = newRevision(comp, compositionHash(comp as never), 1) as unknown as Revision;
+    rev1 = revision.metadata.name;
+    await create(client, revision, CROSSPLANE);
+    await create(client, { ...claimRef, spec: { image: 'postgres:17' } }, 'kubectl-client-side-apply');
+    await crossplaneClaimSync(client, undefined);
+    await crossplaneReconcile(client, CROSSPLANE_XR, {
+      of: legacyApi,
+      revision: rev1,
+      composedName: `${CROSSPLANE_XR}-crossplane`,
+      data: { image: 'postgres:17' },
+    });
+    await crossplaneClaimSync(client, rev1);
+    composedUid = (await configMap(client, `${CROSSPLANE_XR}-crossplane`)).metadata.uid;
+  });
+
+  after(async () => {
+    await engine?.stop();
+  });
+
+  it("keeps the claim's XR and its composed resource, and hands both back intact", async () => {
+    engine = await startEngine();
+    await eventually('the claimed XR reconciled by compositor', async () => {
+      const xr = await get<Stored>(client, xrRef(CROSSPLANE_XR, legacyApi));
+      if (condition(xr, 'Responsive') && condition(xr, 'Ready')?.status === 'True') return true;
+      throw new Error(JSON.stringify(xr?.status));
+    });
+    await eventually('the claim Ready', async () => {
+      const claim = await get<StoredClaim>(client, claimRef);
+      return condition(claim, 'Ready')?.status === 'True' ? true : undefined;
+    });
+    const xrs = await client.request<{ items: Stored[] }>('GET', `/apis/${legacyApi.group}/v1/${legacyApi.plural}`);
+    expect(
+      xrs.items.map((x) => x.metadata.name),
+      'no second XR for the claim',
+    ).to.deep.equal([CROSSPLANE_XR]);
+    const claim = await must<StoredClaim>(client, claimRef);
+    expect(claim.spec?.resourceRef?.name).to.equal(CROSSPLANE_XR);
+    expect(claim.spec?.compositionRevisionRef?.name).to.equal(rev1);
+    expect((await configMap(client, `${CROSSPLANE_XR}-crossplane`)).metadata.uid).to.equal(composedUid);
+
+    await engine.stop();
+    engine = undefined;
+    await crossplaneClaimSync(client, rev1);
+    await crossplaneReconcile(client, CROSSPLANE_XR, {
+      of: legacyApi,
+      revision: rev1,
+      composedName: `${CROSSPLANE_XR}-crossplane`,
+      data: { image: 'postgres:17' },
+    });
+    const xr = await must<Stored>(client, xrRef(CROSSPLANE_XR, legacyApi));
+    const spec = machineryOf(legacyApi, xr);
+    expect(xr.metadata.finalizers).to.include(FINALIZER);
+    expect(spec.compositionRef?.name).to.equal(legacyApi.plural);
+    expect(spec.compositionRevisionRef?.name).to.equal(rev1);
+    expect(xr.metadata.labels?.['crossplane.io/claim-name']).to.equal(claimRef.metadata.name);
+    expect((await configMap(client, `${CROSSPLANE_XR}-crossplane`)).metadata.uid).to.equal(composedUid);
   });
 });
