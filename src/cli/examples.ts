@@ -1,10 +1,17 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { applyObject, Discovery, KindNotServedError, type KubeClient, type KubeObject } from '../kube/index.js';
+import {
+  applyObject,
+  Discovery,
+  FIELD_MANAGERS,
+  KindNotServedError,
+  type KubeClient,
+  type KubeObject,
+} from '../kube/index.js';
 import { sleepUnlessAborted, type Logger, type Runnable } from '../manager/index.js';
 
-const FIELD_MANAGER = 'compositor-dev';
+const FIELD_MANAGER = FIELD_MANAGERS.dev;
 
 /** Reads every YAML document of a directory, in file name order, so numbered files apply in sequence. */
 export async function readManifests(dir: string): Promise<KubeObject[]> {

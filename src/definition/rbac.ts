@@ -3,12 +3,12 @@
 // aggregated ClusterRole (the Helm chart's). Owned by the XRD, so it goes when the XRD goes.
 import type { OwnerReference } from '../apis/index.js';
 import { isSubset } from '../composite/index.js';
-import { CONTENT_TYPE, getIfExists, type KubeClient } from '../kube/index.js';
+import { CONTENT_TYPE, FIELD_MANAGERS, getIfExists, type KubeClient } from '../kube/index.js';
 import { xrdOwnerReferences, type CompositeResourceDefinition } from './xrd.js';
 
 export const AGGREGATE_TO_COMPOSITOR_LABEL = 'compositor.crossplane.io/aggregate-to-compositor';
 const CLUSTER_ROLES_PATH = '/apis/rbac.authorization.k8s.io/v1/clusterroles';
-const FIELD_MANAGER = 'compositor.crossplane.io/rbac';
+const FIELD_MANAGER = FIELD_MANAGERS.rbac;
 const VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
 
 export interface ClusterRole {

@@ -1,6 +1,7 @@
 import { RequestContext, type KubeConfig } from '@kubernetes/client-node';
 import { fetch, type RequestInit, type Response } from 'undici';
 import { ApiError } from './errors.js';
+import { compositorUserAgent } from './identity.js';
 import type { RequestLimiter } from './rateLimiter.js';
 import {
   DEFAULT_REQUEST_TIMEOUT_MS,
@@ -41,6 +42,8 @@ export interface KubeClientOptions {
   requestTimeoutMs?: number;
   /** Schedules the deadline; tests fire it by hand. */
   setTimer?: SetTimer;
+  /** The User-Agent of every request; default compositor's own (identity.ts). */
+  userAgent?: string;
 }
 
 /**
@@ -97,7 +100,11 @@ export class KubeClient {
     }
     const context = new RequestContext(url.toString(), method);
     await this.kubeConfig.applySecurityAuthentication(context);
-    const headers: Record<string, string> = { ...context.getHeaders(), accept: CONTENT_TYPE.json };
+    const headers: Record<string, string> = {
+      ...context.getHeaders(),
+      accept: CONTENT_TYPE.json,
+      'user-agent': this.options.userAgent ?? compositorUserAgent(),
+    };
     if (options.body !== undefined) headers['content-type'] = options.contentType ?? CONTENT_TYPE.json;
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     const pool = this.pooled(context);

@@ -8,6 +8,7 @@ export {
   type ResponseObserver,
   type Verb,
 } from './client.js';
+export { compositorUserAgent, FIELD_MANAGERS, userAgent, withUserAgent } from './identity.js';
 export { DEFAULT_REQUEST_TIMEOUT_MS, RequestTimeoutError, type SetTimer } from './requestDeadline.js';
 export { ApiError, isAlreadyExists, isConflict, isNotFound } from './errors.js';
 export { getIfExists } from './getIfExists.js';

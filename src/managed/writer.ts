@@ -3,6 +3,7 @@ import type { OwnWrites } from '../circuitbreaker/index.js';
 import {
   ApiError,
   CONTENT_TYPE,
+  FIELD_MANAGERS,
   isNotFound,
   removeFinalizerPatch,
   type KubeClient,
@@ -12,7 +13,7 @@ import type { ManagedResource } from './types.js';
 
 export const MANAGED_FINALIZER = 'finalizer.managedresource.crossplane.io';
 /** The field manager of every write compositor makes to a managed resource. */
-export const MANAGED_FIELD_MANAGER = 'managed.compositor.crossplane.io';
+export const MANAGED_FIELD_MANAGER = FIELD_MANAGERS.managed;
 
 /** Delays between the attempts of a critical annotation write (client-go's DefaultBackoff steps, roughly). */
 const CRITICAL_RETRY_DELAYS_MS = [10, 50, 250, 1_000];

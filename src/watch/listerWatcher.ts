@@ -1,5 +1,5 @@
 import { Watch, type KubeConfig } from '@kubernetes/client-node';
-import type { KubeClient, KubeObject, ResourceInfo } from '../kube/index.js';
+import { withUserAgent, type KubeClient, type KubeObject, type ResourceInfo } from '../kube/index.js';
 import { silenceLimitMs, WATCH_TIMEOUT_SECONDS, watchTimeoutSeconds } from './watchDeadline.js';
 
 export interface ListResult<T extends KubeObject> {
@@ -61,7 +61,7 @@ export class KubeListerWatcher<T extends KubeObject = KubeObject> implements Lis
     private readonly options: KubeListerWatcherOptions,
   ) {
     this.path = `${options.resource.groupVersionPath}/${options.resource.plural}`;
-    this.watcher = new Watch(kubeConfig);
+    this.watcher = new Watch(withUserAgent(kubeConfig));
     // client-node's inactivity timer (30 s, not configurable through its API) must not end a healthy idle watch
     // before the server does: an idle watch delivers nothing until its timeoutSeconds (see watchDeadline.ts).
     Object.assign(this.watcher, {

@@ -115,7 +115,8 @@ export class InformerRegistry {
     const informer = new Informer({
       name: `${apiVersion}/${kind}`,
       listerWatcher,
-      logger: logger.child({ informer: `${apiVersion}/${kind}` }),
+      // The informer names itself in each line (informer: its name); binding that here too would repeat the key.
+      logger,
       syncIntervalMs: this.options.syncIntervalMs,
       timers: this.options.timers,
       silenceTimeoutMs: this.options.watchSilenceTimeoutMs,

@@ -51,7 +51,8 @@ export class NopProvider {
 
   constructor(private readonly options: NopProviderOptions) {
     this.system = options.system ?? new NopExternalSystem();
-    this.logger = options.logger.child({ component: this.name });
+    // Not "component": the root logger binds that key to "compositor" already, and pino would repeat it.
+    this.logger = options.logger.child({ provider: this.name });
     const now = options.now ?? (() => new Date());
     // One connector for every kind: the external system tells them apart by namespace ("" for cluster scope).
     const connector = new NopConnector({ system: this.system, now: () => now().getTime() });
