@@ -13,6 +13,9 @@ import { packageRoot } from '../apis/index.js';
 // that are not applies (create, update, merge and JSON patches) are recorded under a manager the API server takes from
 // the User-Agent, up to its first "/": "compositor" again, whatever the version.
 //
+// Releases before these names applied as compositor.crossplane.io/rbac, managed.compositor.crossplane.io and
+// compositor-dev. Their entries co-own what they applied, which matters only for a field compositor stops setting.
+//
 // The managers that copy Crossplane's on purpose (apiextensions.crossplane.io/...), so that compositor and Crossplane
 // can take over each other's objects, stay beside the code that applies with them.
 
