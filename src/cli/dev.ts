@@ -4,6 +4,7 @@ import { loadCrds } from '../apis/index.js';
 import { createLogger, Manager, shutdownSignal } from '../manager/index.js';
 import { createMetrics } from '../metrics/index.js';
 import { warnIgnoredFlags } from './crossplaneOptions.js';
+import { devAddresses } from './devPorts.js';
 import { Engine } from './engine.js';
 import { ExampleApplier } from './examples.js';
 import type { DevOptions } from './program.js';
@@ -37,9 +38,11 @@ export async function runDev(options: DevOptions, output: Output): Promise<numbe
   }
   try {
     if (signal.aborted) return 0;
+    // Chosen just before the manager listens, so that little time passes between finding a port free and using it.
+    const addresses = await devAddresses(config, output.stderr);
     const metrics = createMetrics();
     const manager = new Manager({
-      config: { ...config, installCrds: true },
+      config: { ...config, ...addresses, installCrds: true },
       log,
       metrics,
       kubeConfig: () => plane.kubeConfig,
