@@ -25,8 +25,7 @@ export interface PipelineStep {
   credentials?: { name: string; source: string; secretRef?: { namespace: string; name: string } }[];
   /**
    * compositor's extension: a Go duration bounding each call of this step (including retries), instead of
-   * --function-timeout. Crossplane's Composition schema has no such field, and compositor's CRD now carries that
-   * schema, so the API server prunes it; `compositor render` reads it from files (docs/crds.md).
+   * --function-timeout. Crossplane's Composition schema has no such field; compositor's CRD keeps it (docs/crds.md).
    */
   timeout?: string;
 }
