@@ -46,6 +46,6 @@ export function ignoredFlagsGiven(options: Readonly<Record<string, unknown>>): I
 /** One warning per ignored flag, naming it and saying why it changes nothing; startup goes on. */
 export function warnIgnoredFlags(flags: readonly IgnoredFlag[], log: Logger): void {
   for (const { flag, reason } of flags) {
-    log.warn({ flag }, `${flag} is a Crossplane flag that has no effect in compositor: ${reason}`);
+    log.warn({ flag }, `${flag} (a Crossplane flag) has no effect: ${reason}`);
   }
 }
