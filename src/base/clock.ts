@@ -1,9 +1,11 @@
 /**
- * The queue's only view of time. Production uses the system clock; tests pass a `ManualClock` and step it, so no
- * test waits for a real timer.
+ * The one view of time in compositor: the work queue's delays, the informer's watchdog and backoff, the breaker's
+ * buckets, the event recorder's windows and the reconcilers' timestamps all read a `Clock`. Production uses
+ * `systemClock` (or `monotonicClock` where only intervals matter); tests pass a `ManualClock` and step it, so no test
+ * waits for a real timer.
  */
 export interface Clock {
-  /** Milliseconds on a clock that only moves forward while the process runs. */
+  /** Milliseconds: since the epoch on `systemClock`, since process start on `monotonicClock`. */
   now(): number;
   /** Calls `callback` once after `delayMs`; the returned handle cancels it. */
   setTimer(callback: () => void, delayMs: number): Timer;
@@ -19,13 +21,26 @@ export interface Timer {
  */
 export const systemClock: Clock = {
   now: () => Date.now(),
-  setTimer(callback, delayMs) {
-    const handle = setTimeout(callback, Math.max(0, delayMs));
-    handle.unref();
-    return {
-      cancel: () => {
-        clearTimeout(handle);
-      },
-    };
-  },
+  setTimer: unrefTimer,
 };
+
+/** Like `systemClock`, but `now()` never moves backwards when the wall clock is set: for deadlines and intervals. */
+export const monotonicClock: Clock = {
+  now: () => performance.now(),
+  setTimer: unrefTimer,
+};
+
+function unrefTimer(callback: () => void, delayMs: number): Timer {
+  const handle = setTimeout(callback, Math.max(0, delayMs));
+  handle.unref();
+  return {
+    cancel: () => {
+      clearTimeout(handle);
+    },
+  };
+}
+
+/** `clock.now()` as a Date, for timestamps written to the API server (lastTransitionTime, annotations). */
+export function dateOf(clock: Pick<Clock, 'now'>): Date {
+  return new Date(clock.now());
+}

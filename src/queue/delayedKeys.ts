@@ -1,5 +1,4 @@
-import type { Clock, Timer } from './clock.js';
-import { MinHeap } from './minHeap.js';
+import { MinHeap, type Clock, type Timer } from '../base/index.js';
 
 interface WaitEntry {
   readonly at: number;

@@ -1,11 +1,9 @@
 // queue: the controllers' work queue. Dedupes keys, delays and backs them off, serves them FIFO or round-robin by
 // namespace, meters every reconcile through a global token bucket, and runs a bounded pool of workers so a key is
 // never reconciled twice at once.
-export { systemClock, type Clock, type Timer } from './clock.js';
-export { ManualClock } from './manualClock.js';
 export { FairLine, namespaceOfKey, type FairLineOptions } from './fairLine.js';
 export { FifoLine, type KeyLine } from './keyLine.js';
-export { DEFAULT_BACKOFF, ItemBackoff, type BackoffOptions } from './itemBackoff.js';
+export { DEFAULT_BACKOFF, ItemBackoff } from './itemBackoff.js';
 export type { ReconcileOutcome, ReconcileResult, Reconciler } from './outcome.js';
 export { ReconcileQueue, type ReconcileQueueOptions, type ShutdownResult } from './reconcileQueue.js';
 export {

@@ -1,9 +1,9 @@
+import { systemClock, type Backoff, type Clock, type Timer } from '../base/index.js';
 import { queueMetrics, type Metrics, type QueueMetrics, type QueueReadings } from '../metrics/index.js';
-import { systemClock, type Clock, type Timer } from './clock.js';
 import { DedupingQueue } from './dedupingQueue.js';
 import { DelayedKeys } from './delayedKeys.js';
 import { FairLine, type FairLineOptions } from './fairLine.js';
-import { DEFAULT_BACKOFF, ItemBackoff, type BackoffOptions } from './itemBackoff.js';
+import { DEFAULT_BACKOFF, ItemBackoff } from './itemBackoff.js';
 import { outcomeOfError, outcomeOfResult, type ReconcileOutcome, type Reconciler } from './outcome.js';
 import { FifoLine } from './keyLine.js';
 import { fullBucket, takeOrWait, type TokenBucketRate, type TokenBucketState } from './tokenBucket.js';
@@ -27,7 +27,7 @@ export interface ReconcileQueueOptions {
   /** Told about every failed reconcile except conflicts; for logging and events. */
   onError?: (key: string, error: unknown) => void;
   clock?: Clock;
-  backoff?: BackoffOptions;
+  backoff?: Backoff;
 }
 
 export interface ShutdownResult {

@@ -14,7 +14,7 @@ export {
 } from './listerWatcher.js';
 export { Informer, type InformerOptions } from './informer.js';
 export { InformerRegistry, type InformerLease, type InformerRegistryOptions } from './registry.js';
-export { backoffDelay, realTimers, waitAtMost, type Backoff, type InformerTimers } from './timers.js';
+export { INFORMER_BACKOFF, realTimers, waitAtMost, type InformerTimers } from './timers.js';
 export {
   SHORT_WATCH_MS,
   SilenceWatchdog,
@@ -22,7 +22,6 @@ export {
   WATCH_TIMEOUT_SECONDS,
   silenceLimitMs,
   watchTimeoutSeconds,
-  type WatchdogClock,
 } from './watchDeadline.js';
 export {
   COMPOSITION_INDEX,

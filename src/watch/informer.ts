@@ -1,10 +1,11 @@
 import { Subject, type Observable } from 'rxjs';
 import type { Logger } from 'pino';
+import { backoffDelay, errorMessage, type Backoff } from '../base/index.js';
 import type { KubeObject } from '../kube/index.js';
 import { objectKey, resourceVersionOf, type WatchEvent } from './events.js';
 import type { ListerWatcher, RawEventType, WatchHandle } from './listerWatcher.js';
 import { ObjectStore } from './store.js';
-import { backoffDelay, realTimers, type Backoff, type InformerTimers } from './timers.js';
+import { INFORMER_BACKOFF, realTimers, type InformerTimers } from './timers.js';
 import { trimForCache } from './trim.js';
 import { SHORT_WATCH_MS, SilenceWatchdog, silenceLimitMs, watchTimeoutSeconds } from './watchDeadline.js';
 
@@ -15,6 +16,7 @@ export interface InformerOptions<T extends KubeObject> {
   logger: Logger;
   /** --sync-interval: every cached object is re-delivered as a `resync` event this often; 0 disables. */
   syncIntervalMs: number;
+  /** Relists after failures; 500 ms doubling to 30 s with equal jitter by default. */
   backoff?: Backoff;
   timers?: InformerTimers;
   /**
@@ -30,8 +32,6 @@ export interface InformerOptions<T extends KubeObject> {
  */
 type WatchEnd =
   { kind: 'closed'; healthy: boolean } | { kind: 'silent' } | { kind: 'gone' } | { kind: 'failed'; error: unknown };
-
-const DEFAULT_BACKOFF: Backoff = { baseMs: 500, capMs: 30_000 };
 
 /**
  * A list-then-watch cache of one kind, supervised: a 410 Gone relists at once; any other failure (an error status,
@@ -127,7 +127,7 @@ export class Informer<T extends KubeObject = KubeObject> {
         failures++;
         const delayMs = this.delay(failures);
         this.options.logger.warn(
-          { informer: this.options.name, err: describe(err), retryInMs: delayMs },
+          { informer: this.options.name, err: errorMessage(err), retryInMs: delayMs },
           'watch failed: relisting after backoff',
         );
         this.resourceVersion = undefined;
@@ -136,8 +136,9 @@ export class Informer<T extends KubeObject = KubeObject> {
     }
   }
 
-  private delay(attempt: number): number {
-    return backoffDelay(attempt, this.options.backoff ?? DEFAULT_BACKOFF, () => this.timers.random());
+  /** The delay before the relist after `failures` failures in a row (1 or more). */
+  private delay(failures: number): number {
+    return backoffDelay(this.options.backoff ?? INFORMER_BACKOFF, failures - 1, () => this.timers.random());
   }
 
   /** Replaces the cache with a fresh list, emitting the difference as add, update and delete events. */
@@ -263,10 +264,4 @@ function classify(err: unknown): WatchEnd {
   const status = err as { statusCode?: number; code?: number } | null;
   if (status?.statusCode === 410 || status?.code === 410) return { kind: 'gone' };
   return { kind: 'failed', error: err };
-}
-
-function describe(err: unknown): string {
-  if (err instanceof Error) return err.message;
-  if (typeof err === 'object' && err !== null && 'message' in err) return String(err.message);
-  return String(err);
 }

@@ -1,5 +1,6 @@
 import { config } from 'rxjs';
 import type { Logger } from 'pino';
+import { errorMessage } from '../base/index.js';
 
 /**
  * RxJS rethrows an error from a subscriber's callback on a timer, which would crash the process; route those to
@@ -7,9 +8,6 @@ import type { Logger } from 'pino';
  */
 export function logSubscriberErrors(logger: Logger): void {
   config.onUnhandledError = (err: unknown) => {
-    logger.error(
-      { err: err instanceof Error ? err.message : String(err) },
-      'an event subscriber threw; the stream goes on',
-    );
+    logger.error({ err: errorMessage(err) }, 'an event subscriber threw; the stream goes on');
   };
 }

@@ -1,11 +1,11 @@
 import { setTimeout as sleepFor } from 'node:timers/promises';
-import type { WatchdogClock } from './watchDeadline.js';
+import { monotonicClock, type Backoff, type Clock } from '../base/index.js';
 
 /**
- * Time as the informer sees it: injected so its supervision (backoff, resync, the silence deadline of a watch) is
- * tested without real waits.
+ * Time as the informer sees it: a clock (the silence deadline of a watch, how long a watch lasted) and what the
+ * informer's supervision needs beyond it, injected so backoff, resync and the deadline are tested without real waits.
  */
-export interface InformerTimers extends WatchdogClock {
+export interface InformerTimers extends Clock {
   /** Resolves after ms, or rejects with an AbortError when the signal aborts first. */
   sleep(ms: number, signal: AbortSignal): Promise<void>;
   /** Calls fn every ms until the returned function is called. */
@@ -14,6 +14,8 @@ export interface InformerTimers extends WatchdogClock {
 }
 
 export const realTimers: InformerTimers = {
+  now: () => monotonicClock.now(),
+  setTimer: (callback, delayMs) => monotonicClock.setTimer(callback, delayMs),
   sleep: (ms, signal) => sleepFor(ms, undefined, { signal }),
   every(ms, fn) {
     const timer = setInterval(fn, ms);
@@ -23,15 +25,10 @@ export const realTimers: InformerTimers = {
     };
   },
   random: Math.random,
-  now: () => performance.now(),
-  after(ms, fn) {
-    const timer = setTimeout(fn, ms);
-    timer.unref();
-    return () => {
-      clearTimeout(timer);
-    };
-  },
 };
+
+/** Relists after failures: 500 ms doubling to 30 s, half of each delay random so informers spread out. */
+export const INFORMER_BACKOFF: Backoff = { baseMs: 500, capMs: 30_000, jitter: 0.5 };
 
 /** Waits for `work` or `ms`, whichever comes first: a start that should not hang on what it only warms. */
 export async function waitAtMost(work: Promise<unknown>, ms: number): Promise<void> {
@@ -42,15 +39,4 @@ export async function waitAtMost(work: Promise<unknown>, ms: number): Promise<vo
   } finally {
     clearTimeout(timer);
   }
-}
-
-export interface Backoff {
-  baseMs: number;
-  capMs: number;
-}
-
-/** Exponential backoff with "equal jitter": half the step is fixed, half random, so retries spread out. */
-export function backoffDelay(attempt: number, backoff: Backoff, random: () => number): number {
-  const step = Math.min(backoff.capMs, backoff.baseMs * 2 ** Math.max(0, attempt - 1));
-  return Math.round(step / 2 + (random() * step) / 2);
 }

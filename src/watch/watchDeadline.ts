@@ -1,3 +1,5 @@
+import type { Clock, Timer } from '../base/index.js';
+
 // How long a watch may stay silent before it counts as dead. A TCP connection dropped without FIN or RST (a NAT
 // entry or a load balancer that forgot it, a blackholing proxy) reads as plain silence forever: keep-alive probes
 // are answered by whatever still holds the socket. HTTP/1.1 has no ping, so the only proof of life is the server's
@@ -36,14 +38,6 @@ export function silenceLimitMs(timeoutSeconds: number): number {
   return timeoutSeconds * 1000 + WATCH_GRACE_MS;
 }
 
-/** The time source of a watchdog: injected so the deadline is tested in virtual time. */
-export interface WatchdogClock {
-  /** Milliseconds on a monotonic clock. */
-  now(): number;
-  /** Calls fn once after ms; the returned function cancels it. */
-  after(ms: number, fn: () => void): () => void;
-}
-
 /**
  * Calls `onSilent` once when nothing has been reported through `activity()` for `limitMs`. Activity only stores a
  * timestamp (a busy watch delivers thousands of events a second); the single pending timer re-arms itself for the
@@ -51,17 +45,18 @@ export interface WatchdogClock {
  */
 export class SilenceWatchdog {
   private lastActivity = 0;
-  private cancel: (() => void) | undefined;
+  private timer: Timer | undefined;
   private stopped = false;
 
   constructor(
     private readonly limitMs: number,
-    private readonly clock: WatchdogClock,
+    /** Injected so the deadline is tested in virtual time; a monotonic one in production. */
+    private readonly clock: Clock,
     private readonly onSilent: () => void,
   ) {}
 
   start(): void {
-    if (this.stopped || this.cancel) return;
+    if (this.stopped || this.timer) return;
     this.lastActivity = this.clock.now();
     this.arm(this.limitMs);
   }
@@ -73,13 +68,13 @@ export class SilenceWatchdog {
 
   stop(): void {
     this.stopped = true;
-    this.cancel?.();
-    this.cancel = undefined;
+    this.timer?.cancel();
+    this.timer = undefined;
   }
 
   private arm(ms: number): void {
-    this.cancel = this.clock.after(ms, () => {
-      this.cancel = undefined;
+    this.timer = this.clock.setTimer(() => {
+      this.timer = undefined;
       if (this.stopped) return;
       const left = this.lastActivity + this.limitMs - this.clock.now();
       if (left > 0) {
@@ -88,6 +83,6 @@ export class SilenceWatchdog {
       }
       this.stopped = true;
       this.onSilent();
-    });
+    }, ms);
   }
 }

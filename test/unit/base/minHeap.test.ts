@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { MinHeap } from '../../../src/queue/minHeap.js';
+import { MinHeap } from '../../../src/base/index.js';
 
 describe('queue/MinHeap', () => {
   it('pops in time order, and entries due at the same time in insertion order', () => {

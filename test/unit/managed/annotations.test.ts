@@ -11,7 +11,7 @@ import {
   type AbsentAction,
   type CreationState,
 } from '../../../src/managed/index.js';
-import { ManualClock } from '../../../src/queue/index.js';
+import { ManualClock } from '../../../src/base/index.js';
 
 const at = (ms: number): string => new Date(ms).toISOString();
 const T = Date.parse('2026-03-01T10:00:00Z');

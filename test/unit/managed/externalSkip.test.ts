@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { externalObserveSkip, externalRecordDue, type ExternalSkipInput } from '../../../src/managed/index.js';
-import { ManualClock } from '../../../src/queue/index.js';
+import { ManualClock } from '../../../src/base/index.js';
 
 const MINUTE = 60_000;
 const POLL = 10 * MINUTE;

@@ -20,7 +20,7 @@ import {
   type NopParameters,
   type NopResource,
 } from '../../../src/managed/index.js';
-import { ManualClock } from '../../../src/queue/index.js';
+import { ManualClock } from '../../../src/base/index.js';
 
 const entries: ConditionAfter[] = [
   { time: '30s', conditionType: 'Ready', conditionStatus: 'True' },

@@ -14,7 +14,7 @@ import {
   type InformerTimers,
   type ListerWatcher,
 } from '../../../src/watch/index.js';
-import { FakeClock } from '../watch/fakeClock.js';
+import { ManualClock } from '../../../src/base/index.js';
 import { FakeListerWatcher, settle } from '../watch/fakeListerWatcher.js';
 
 // compositor's JSON log lines must not repeat a key: pino writes a child logger's bindings and a call's fields side by
@@ -43,7 +43,7 @@ function repeated(keys: readonly string[]): string[] {
   return keys.filter((key, index) => keys.indexOf(key) !== index);
 }
 
-class NoWaitTimers extends FakeClock implements InformerTimers {
+class NoWaitTimers extends ManualClock implements InformerTimers {
   sleep(_ms: number, signal: AbortSignal): Promise<void> {
     return signal.aborted ? Promise.reject(new Error('aborted')) : Promise.resolve();
   }

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createMetrics } from '../../../src/metrics/index.js';
+import { ManualClock } from '../../../src/base/index.js';
 import {
-  ManualClock,
   ReconcileQueue,
   type FairLineOptions,
   type ReconcileQueueOptions,

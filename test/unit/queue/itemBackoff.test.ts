@@ -14,7 +14,7 @@ describe('queue/ItemBackoff', () => {
   });
 
   it('stays at the cap after very many failures', () => {
-    const backoff = new ItemBackoff({ baseMs: 5, maxMs: 1_000 });
+    const backoff = new ItemBackoff({ baseMs: 5, capMs: 1_000 });
     for (let i = 0; i < 2_000; i++) backoff.when('a');
     expect(backoff.when('a')).to.equal(1_000);
   });

@@ -1,6 +1,6 @@
 // Shared by the queue and circuit-breaker tests: read a metric from a prom-client registry, let promises settle.
 import type { Registry } from 'prom-client';
-import type { ManualClock } from '../../../src/queue/index.js';
+import type { ManualClock } from '../../../src/base/index.js';
 
 interface Series {
   value: number;

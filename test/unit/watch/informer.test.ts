@@ -2,14 +2,14 @@ import { expect } from 'chai';
 import pino from 'pino';
 import { Informer, logSubscriberErrors, type InformerTimers, type WatchEvent } from '../../../src/watch/index.js';
 import type { KubeObject } from '../../../src/kube/index.js';
-import { FakeClock } from './fakeClock.js';
+import { ManualClock } from '../../../src/base/index.js';
 import { configMap, FakeListerWatcher, settle } from './fakeListerWatcher.js';
 
 /**
  * Timers that never wait: sleeps resolve at once and are recorded; resync fires when the test says so; the silence
  * deadline of a watch runs on a virtual clock that only the test advances.
  */
-class FakeTimers extends FakeClock implements InformerTimers {
+class FakeTimers extends ManualClock implements InformerTimers {
   sleeps: number[] = [];
   tick: (() => void) | undefined;
   sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -33,7 +33,7 @@ function setup(): { lw: FakeListerWatcher; timers: FakeTimers; informer: Informe
     listerWatcher: lw,
     logger: pino({ level: 'silent' }),
     syncIntervalMs: 1000,
-    backoff: { baseMs: 100, capMs: 1000 },
+    backoff: { baseMs: 100, capMs: 1000, jitter: 0.5 },
     timers,
   });
   const events: WatchEvent[] = [];
@@ -240,7 +240,7 @@ describe('watch/Informer supervision', () => {
       lw.current.open();
       await settle();
       expect(lw.current.stopped).to.equal(true);
-      expect(timers.pending, 'no deadline left behind').to.equal(0);
+      expect(timers.pendingTimers(), 'no deadline left behind').to.equal(0);
       expect(lw.watches).to.have.length(1);
     });
 

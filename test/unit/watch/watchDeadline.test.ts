@@ -6,10 +6,10 @@ import {
   silenceLimitMs,
   watchTimeoutSeconds,
 } from '../../../src/watch/index.js';
-import { FakeClock } from './fakeClock.js';
+import { ManualClock } from '../../../src/base/index.js';
 
-function watchdog(limitMs: number): { clock: FakeClock; dog: SilenceWatchdog; fired: number[] } {
-  const clock = new FakeClock();
+function watchdog(limitMs: number): { clock: ManualClock; dog: SilenceWatchdog; fired: number[] } {
+  const clock = new ManualClock();
   const fired: number[] = [];
   const dog = new SilenceWatchdog(limitMs, clock, () => fired.push(clock.now()));
   return { clock, dog, fired };
@@ -25,7 +25,7 @@ describe('watch/SilenceWatchdog', () => {
     expect(fired).to.deep.equal([13_000]);
     clock.advance(60_000);
     expect(fired, 'never twice').to.deep.equal([13_000]);
-    expect(clock.pending).to.equal(0);
+    expect(clock.pendingTimers()).to.equal(0);
   });
 
   it('counts the silence from the last activity, with one timer however many events arrive', () => {
@@ -35,7 +35,7 @@ describe('watch/SilenceWatchdog', () => {
       clock.advance(50);
       dog.activity();
     }
-    expect(clock.pending, 'activity stores a time, it sets no timer').to.equal(1);
+    expect(clock.pendingTimers(), 'activity stores a time, it sets no timer').to.equal(1);
     // Last activity at 5 s: the first timer (due at 10 s) re-arms for the 5 s left.
     clock.advance(9_999);
     expect(fired).to.deep.equal([]);
@@ -46,11 +46,11 @@ describe('watch/SilenceWatchdog', () => {
   it('does nothing before start() and nothing after stop()', () => {
     const { clock, dog, fired } = watchdog(1_000);
     clock.advance(5_000);
-    expect(clock.pending).to.equal(0);
+    expect(clock.pendingTimers()).to.equal(0);
     dog.start();
     clock.advance(500);
     dog.stop();
-    expect(clock.pending).to.equal(0);
+    expect(clock.pendingTimers()).to.equal(0);
     clock.advance(5_000);
     dog.start();
     clock.advance(5_000);
