@@ -1,0 +1,7 @@
+// packages: the Function half of Crossplane's package manager. Functions get FunctionRevisions, the active revision a
+// Deployment, Service and ServiceAccount in compositor's namespace, and mTLS certificates from compositor's own CA.
+export * from './names.js';
+export * from './certificates.js';
+export { buildDeployment, buildService, buildServiceAccount, podSelector, revisionOwner } from './manifests.js';
+export type { Manifest, RuntimeInput } from './manifests.js';
+export type * from './types.js';

@@ -1,0 +1,82 @@
+// The package API objects compositor reads and writes, as far as it uses them (unknown fields are kept as sent).
+import type { OwnerReference } from '../apis/index.js';
+
+export interface Condition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message?: string;
+  lastTransitionTime?: string;
+}
+
+export interface ObjectMeta {
+  name: string;
+  namespace?: string;
+  uid?: string;
+  generation?: number;
+  resourceVersion?: string;
+  deletionTimestamp?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: OwnerReference[];
+}
+
+export interface LocalObjectReference {
+  name?: string;
+}
+
+export interface RuntimeConfigRef {
+  apiVersion?: string;
+  kind?: string;
+  name: string;
+}
+
+export interface FunctionPackage {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  spec?: {
+    package?: string;
+    packagePullPolicy?: string;
+    packagePullSecrets?: LocalObjectReference[];
+    revisionActivationPolicy?: 'Automatic' | 'Manual';
+    revisionHistoryLimit?: number;
+    runtimeConfigRef?: RuntimeConfigRef;
+    commonLabels?: Record<string, string>;
+  };
+  status?: { conditions?: Condition[]; currentRevision?: string; currentIdentifier?: string };
+}
+
+export interface FunctionRevision {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  spec: {
+    desiredState: 'Active' | 'Inactive';
+    image: string;
+    revision: number;
+    packagePullPolicy?: string;
+    packagePullSecrets?: LocalObjectReference[];
+    runtimeConfigRef?: RuntimeConfigRef;
+    tlsServerSecretName?: string;
+    commonLabels?: Record<string, string>;
+  };
+  status?: { conditions?: Condition[]; endpoint?: string; capabilities?: string[] };
+}
+
+export interface TemplateMeta {
+  name?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+
+export interface DeploymentRuntimeConfig {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  spec?: {
+    deploymentTemplate?: { metadata?: TemplateMeta; spec?: Record<string, unknown> };
+    serviceTemplate?: { metadata?: TemplateMeta };
+    serviceAccountTemplate?: { metadata?: TemplateMeta };
+  };
+}
