@@ -83,7 +83,8 @@ export async function issueLeaf(
   const keys = await newKeys();
   const cert = await x509.X509CertificateGenerator.create({
     serialNumber: serial(),
-    subject: SUBJECT,
+    // OpenSSL takes a certificate whose subject equals its issuer for self-signed, so the leaf's CN is its host.
+    subject: SUBJECT.replace('CN=Crossplane', `CN=${dnsNames[0] ?? ''}`),
     issuer: caCert.subject,
     notBefore: now,
     notAfter: new Date(now.getTime() + LEAF_VALIDITY_MS),

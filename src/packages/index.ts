@@ -5,3 +5,7 @@ export * from './certificates.js';
 export { buildDeployment, buildService, buildServiceAccount, podSelector, revisionOwner } from './manifests.js';
 export type { Manifest, RuntimeInput } from './manifests.js';
 export type * from './types.js';
+export { FunctionPackageController, type FunctionPackageControllerOptions } from './controller.js';
+export { TlsSecrets, FIELD_MANAGER, type TlsBundle } from './secrets.js';
+export { deploymentHealth } from './runtime.js';
+export { packageHealth } from './conditions.js';

@@ -190,8 +190,8 @@ function applyDefaults(spec: Obj, pod: Obj, runtime: Obj, serviceAccount: string
 function applyRequired(revision: FunctionRevision, parts: Record<'spec' | 'podMeta' | 'pod' | 'runtime', Obj>): void {
   const { spec, podMeta, pod, runtime } = parts;
   const selector = podSelector(revision);
-  spec.selector = { ...((spec.selector) ?? {}), matchLabels: selector };
-  podMeta.labels = { ...((podMeta.labels) ?? {}), ...selector };
+  spec.selector = { ...(spec.selector ?? {}), matchLabels: selector };
+  podMeta.labels = { ...(podMeta.labels ?? {}), ...selector };
   pod.imagePullSecrets = revision.spec.packagePullSecrets ?? [];
   runtime.ports = [...list(runtime.ports), { name: METRICS_PORT_NAME, containerPort: METRICS_PORT }];
   if (revision.spec.packagePullPolicy !== undefined) runtime.imagePullPolicy = revision.spec.packagePullPolicy;

@@ -1,0 +1,67 @@
+// Package conditions as Crossplane's (apis/pkg/v1/conditions.go): a Function has Installed and Healthy, a revision
+// RevisionHealthy and RuntimeHealthy; a Function's Healthy is derived from its current revision's two.
+import type { Condition } from './types.js';
+
+export const REASON = {
+  active: 'ActivePackageRevision',
+  inactive: 'InactivePackageRevision',
+  healthy: 'HealthyPackageRevision',
+  unhealthy: 'UnhealthyPackageRevision',
+  unknown: 'UnknownPackageRevisionHealth',
+} as const;
+
+export const installed = (active: boolean, message?: string): Condition => ({
+  type: 'Installed',
+  status: active ? 'True' : 'False',
+  reason: active ? REASON.active : REASON.inactive,
+  ...(message !== undefined ? { message } : {}),
+});
+
+export const health = (type: string, healthy: boolean | undefined, message?: string): Condition => ({
+  type,
+  status: healthy === undefined ? 'Unknown' : healthy ? 'True' : 'False',
+  reason: healthy === undefined ? REASON.unknown : healthy ? REASON.healthy : REASON.unhealthy,
+  ...(message !== undefined ? { message } : {}),
+});
+
+export function conditionOf(conditions: readonly Condition[] | undefined, type: string): Condition | undefined {
+  return conditions?.find((c) => c.type === type);
+}
+
+/** A Function's Healthy from its revision's RevisionHealthy and RuntimeHealthy, worded as upstream's. */
+export function packageHealth(conditions: readonly Condition[] | undefined): Condition {
+  const revision = conditionOf(conditions, 'RevisionHealthy');
+  const runtime = conditionOf(conditions, 'RuntimeHealthy');
+  const describe = (what: string, c: Condition | undefined): string =>
+    `Package ${what} health is "${c?.status ?? 'Unknown'}"` + (c?.message ? ` with message: ${c.message}` : '');
+  if (revision?.status !== 'True') return health('Healthy', false, describe('revision', revision));
+  if (runtime?.status !== 'True') return health('Healthy', false, describe('runtime', runtime));
+  return health('Healthy', true);
+}
+
+/**
+ * Merges `updates` into `conditions`, keeping a condition's lastTransitionTime while its status holds so rewriting
+ * the same state changes nothing.
+ */
+export function mergeConditions(
+  conditions: readonly Condition[] | undefined,
+  updates: readonly Condition[],
+  now: string,
+): Condition[] {
+  const out = [...(conditions ?? [])];
+  for (const update of updates) {
+    const index = out.findIndex((c) => c.type === update.type);
+    const old = index < 0 ? undefined : out[index];
+    const next: Condition = {
+      ...update,
+      lastTransitionTime: old?.status === update.status ? (old.lastTransitionTime ?? now) : now,
+    };
+    if (index < 0) out.push(next);
+    else out[index] = next;
+  }
+  return out;
+}
+
+export function sameConditions(a: readonly Condition[] | undefined, b: readonly Condition[]): boolean {
+  return JSON.stringify(a ?? []) === JSON.stringify(b);
+}

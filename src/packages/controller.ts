@@ -1,0 +1,304 @@
+// The Function package controller: for every Function, one FunctionRevision per package reference, activated as
+// `revisionActivationPolicy` says, pruned past `revisionHistoryLimit`; the active revision's runtime (runtime.ts);
+// conditions and status on both. It lists Functions every `resyncMs` rather than watching: a cluster has few, and
+// a pass that finds nothing to change writes nothing.
+import type { Logger } from 'pino';
+import { CONTENT_TYPE, getIfExists, isNotFound, type KubeClient } from '../kube/index.js';
+import { health, installed, mergeConditions, packageHealth, sameConditions } from './conditions.js';
+import {
+  CLIENT_SECRET,
+  FUNCTION,
+  FUNCTION_REVISION,
+  LABEL_PARENT_PACKAGE,
+  revisionName,
+  serverSecretName,
+} from './names.js';
+import { FunctionRuntime } from './runtime.js';
+import { TlsSecrets, type TlsBundle } from './secrets.js';
+import type { Condition, FunctionPackage, FunctionRevision } from './types.js';
+
+const FUNCTIONS = '/apis/pkg.crossplane.io/v1/functions';
+const REVISIONS = '/apis/pkg.crossplane.io/v1/functionrevisions';
+const BUILTIN_MESSAGE = 'compositor serves this function in-process (--builtin-functions); it runs no Deployment';
+
+export interface FunctionPackageControllerOptions {
+  client: KubeClient;
+  /** compositor's namespace: where runtimes, Services and Secrets go. */
+  namespace: string;
+  logger: Logger;
+  /** Functions compositor serves in-process: marked Installed and Healthy, no Deployment. */
+  isBuiltin?: (fn: FunctionPackage) => boolean;
+  /** Between passes over every Function. Default 5s. */
+  resyncMs?: number;
+  now?: () => Date;
+}
+
+/**
+ * Runs Function packages as Crossplane's package manager does.
+ *
+ * @example
+ * const packages = new FunctionPackageController({ client, namespace: 'crossplane-system', logger });
+ * await packages.start(signal); // client certificate ready, first pass done
+ * const tls = await packages.clientTls(); // for the function runner's credentials
+ * await packages.stop(AbortSignal.timeout(30_000));
+ */
+export class FunctionPackageController {
+  readonly name = 'packages/function.pkg.crossplane.io';
+  private readonly secrets: TlsSecrets;
+  private readonly runtime: FunctionRuntime;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private readonly abort = new AbortController();
+  private client: TlsBundle | undefined;
+
+  constructor(private readonly options: FunctionPackageControllerOptions) {
+    this.secrets = new TlsSecrets({ client: options.client, namespace: options.namespace, now: options.now });
+    this.runtime = new FunctionRuntime({ client: options.client, namespace: options.namespace, secrets: this.secrets });
+  }
+
+  /** Ensures the CA and compositor's client certificate, runs one pass, then passes every `resyncMs`. */
+  async start(signal?: AbortSignal): Promise<void> {
+    this.client = await this.secrets.ensureLeaf(
+      { name: CLIENT_SECRET, dnsNames: ['crossplane'], usage: 'client' },
+      signal,
+    );
+    await this.pass();
+    const every = this.options.resyncMs ?? 5_000;
+    const tick = (): void => {
+      this.running = this.pass().finally(() => {
+        if (!this.abort.signal.aborted) this.timer = setTimeout(tick, every);
+      });
+    };
+    this.timer = setTimeout(tick, every);
+  }
+
+  /** Stops the passes; waits for one in flight until `deadline` aborts, then aborts its requests. */
+  async stop(deadline?: AbortSignal): Promise<void> {
+    clearTimeout(this.timer);
+    const onDeadline = (): void => {
+      this.abort.abort();
+    };
+    if (deadline?.aborted) onDeadline();
+    deadline?.addEventListener('abort', onDeadline, { once: true });
+    this.abort.abort();
+    await this.running?.catch(() => undefined);
+    deadline?.removeEventListener('abort', onDeadline);
+  }
+
+  /** compositor's client certificate and the CA it trusts; available once started. */
+  async clientTls(): Promise<TlsBundle> {
+    this.client = await this.secrets.ensureLeaf(
+      { name: CLIENT_SECRET, dnsNames: ['crossplane'], usage: 'client' },
+      this.abort.signal,
+    );
+    return this.client;
+  }
+
+  /** One pass over every Function; a failure of one is logged and does not stop the others. */
+  async pass(): Promise<void> {
+    const signal = this.abort.signal;
+    const list = await this.options.client
+      .request<{ items: FunctionPackage[] }>('GET', FUNCTIONS, { signal })
+      .catch((err: unknown) => {
+        this.options.logger.warn({ controller: this.name, err: String(err) }, 'cannot list Functions');
+        return { items: [] };
+      });
+    for (const fn of list.items) {
+      if (signal.aborted) return;
+      await this.reconcile(fn, signal).catch((err: unknown) => {
+        const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
+        this.options.logger.warn(
+          { controller: this.name, function: fn.metadata.name, err: `${String(err)}${cause}` },
+          'reconcile failed',
+        );
+      });
+    }
+  }
+
+  /** Reconciles one Function: revisions, the current one's runtime, older ones retired once it is healthy, status. */
+  async reconcile(fn: FunctionPackage, signal: AbortSignal): Promise<void> {
+    if (fn.metadata.deletionTimestamp !== undefined) return;
+    if (this.options.isBuiltin?.(fn) === true) {
+      await this.writeFunctionStatus(
+        fn,
+        [installed(true, BUILTIN_MESSAGE), health('Healthy', true, BUILTIN_MESSAGE)],
+        {},
+        signal,
+      );
+      return;
+    }
+    const pkg = fn.spec?.package ?? '';
+    const revisions = await this.listRevisions(fn.metadata.name, signal);
+    const current = await this.ensureRevision(fn, pkg, revisions, signal);
+    const others = revisions.filter((r) => r.metadata.name !== current.metadata.name);
+    let currentHealthy = false;
+    if (current.spec.desiredState === 'Active') {
+      currentHealthy = await this.reconcileActive(current, signal);
+    }
+    await this.retire(others, currentHealthy, signal);
+    await this.collectGarbage(fn, [current, ...others], signal);
+    const fresh = await getIfExists<FunctionRevision>(
+      this.options.client,
+      `${REVISIONS}/${current.metadata.name}`,
+      signal,
+    );
+    const active = fresh?.spec.desiredState === 'Active';
+    await this.writeFunctionStatus(
+      fn,
+      [installed(active), packageHealth(fresh?.status?.conditions)],
+      { currentRevision: current.metadata.name, currentIdentifier: pkg },
+      signal,
+    );
+  }
+
+  /** An older runtime serves until the current revision is active and healthy; then it is retired. */
+  private async retire(
+    others: readonly FunctionRevision[],
+    currentHealthy: boolean,
+    signal: AbortSignal,
+  ): Promise<void> {
+    for (const old of others) {
+      if (old.spec.desiredState === 'Active' && currentHealthy) await this.setDesiredState(old, 'Inactive', signal);
+      if (old.spec.desiredState !== 'Active') await this.runtime.deactivate(old, signal);
+    }
+  }
+
+  private async listRevisions(name: string, signal: AbortSignal): Promise<FunctionRevision[]> {
+    const list = await this.options.client.request<{ items: FunctionRevision[] }>('GET', REVISIONS, {
+      query: { labelSelector: `${LABEL_PARENT_PACKAGE}=${name}` },
+      signal,
+    });
+    return list.items;
+  }
+
+  /** Creates or updates the revision of the Function's package reference, numbered after every other. */
+  private async ensureRevision(
+    fn: FunctionPackage,
+    pkg: string,
+    revisions: readonly FunctionRevision[],
+    signal: AbortSignal,
+  ): Promise<FunctionRevision> {
+    const name = revisionName(fn.metadata.name, pkg);
+    const existing = revisions.find((r) => r.metadata.name === name);
+    const highest = Math.max(0, ...revisions.filter((r) => r !== existing).map((r) => r.spec.revision));
+    const number = existing !== undefined && existing.spec.revision >= highest ? existing.spec.revision : highest + 1;
+    const automatic = (fn.spec?.revisionActivationPolicy ?? 'Automatic') === 'Automatic';
+    const desiredState = automatic ? 'Active' : (existing?.spec.desiredState ?? 'Inactive');
+    const body = {
+      ...FUNCTION_REVISION,
+      metadata: {
+        name,
+        labels: { [LABEL_PARENT_PACKAGE]: fn.metadata.name },
+        ownerReferences: [
+          {
+            ...FUNCTION,
+            name: fn.metadata.name,
+            uid: fn.metadata.uid ?? '',
+            controller: true,
+            blockOwnerDeletion: true,
+          },
+        ],
+      },
+      spec: { desiredState, image: pkg, revision: number, ...inheritedSpec(fn) },
+    };
+    return this.options.client.request<FunctionRevision>('PATCH', `${REVISIONS}/${name}`, {
+      body,
+      contentType: CONTENT_TYPE.apply,
+      query: { fieldManager: 'compositor/packages', force: true },
+      signal,
+    });
+  }
+
+  /** Applies the runtime and writes the revision's status; true when its runtime is healthy. */
+  private async reconcileActive(revision: FunctionRevision, signal: AbortSignal): Promise<boolean> {
+    const { endpoint, health: runtime } = await this.runtime.ensure(revision, signal);
+    const conditions = [health('RevisionHealthy', true), health('RuntimeHealthy', runtime.healthy, runtime.message)];
+    await this.writeRevisionStatus(revision, conditions, { endpoint, capabilities: ['composition'] }, signal);
+    return runtime.healthy === true;
+  }
+
+  private async setDesiredState(
+    revision: FunctionRevision,
+    state: 'Active' | 'Inactive',
+    signal: AbortSignal,
+  ): Promise<void> {
+    await this.options.client.request('PATCH', `${REVISIONS}/${revision.metadata.name}`, {
+      body: { spec: { desiredState: state } },
+      contentType: CONTENT_TYPE.mergePatch,
+      signal,
+    });
+    revision.spec.desiredState = state;
+  }
+
+  /** Deletes the oldest inactive revisions beyond `revisionHistoryLimit` (default 1; 0 keeps all), as upstream. */
+  private async collectGarbage(fn: FunctionPackage, revisions: FunctionRevision[], signal: AbortSignal): Promise<void> {
+    const limit = fn.spec?.revisionHistoryLimit ?? 1;
+    if (limit === 0) return;
+    const inactive = revisions
+      .filter((r) => r.spec.desiredState !== 'Active')
+      .sort((a, b) => a.spec.revision - b.spec.revision);
+    const excess = revisions.length - (limit + 1);
+    for (const revision of inactive.slice(0, Math.max(0, excess))) {
+      await this.options.client
+        .request('DELETE', `${REVISIONS}/${revision.metadata.name}`, { signal })
+        .catch((err: unknown) => {
+          if (!isNotFound(err))
+            throw new Error(`cannot garbage collect old package revision "${revision.metadata.name}"`, { cause: err });
+        });
+    }
+  }
+
+  private async writeRevisionStatus(
+    revision: FunctionRevision,
+    updates: Condition[],
+    fields: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const conditions = mergeConditions(revision.status?.conditions, updates, this.nowIso());
+    const same =
+      sameConditions(revision.status?.conditions, conditions) &&
+      Object.entries(fields).every(
+        ([k, v]) => JSON.stringify((revision.status as Record<string, unknown> | undefined)?.[k]) === JSON.stringify(v),
+      );
+    if (same) return;
+    await this.options.client.request('PATCH', `${REVISIONS}/${revision.metadata.name}/status`, {
+      body: { status: { ...fields, conditions } },
+      contentType: CONTENT_TYPE.mergePatch,
+      signal,
+    });
+  }
+
+  private async writeFunctionStatus(
+    fn: FunctionPackage,
+    updates: Condition[],
+    fields: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const conditions = mergeConditions(fn.status?.conditions, updates, this.nowIso());
+    const status = fn.status as Record<string, unknown> | undefined;
+    const same =
+      sameConditions(fn.status?.conditions, conditions) && Object.entries(fields).every(([k, v]) => status?.[k] === v);
+    if (same) return;
+    await this.options.client.request('PATCH', `${FUNCTIONS}/${fn.metadata.name}/status`, {
+      body: { status: { ...fields, conditions } },
+      contentType: CONTENT_TYPE.mergePatch,
+      signal,
+    });
+  }
+
+  private nowIso(): string {
+    return (this.options.now ?? (() => new Date()))()
+      .toISOString()
+      .replace(/\.\d+Z$/, 'Z');
+  }
+}
+
+/** What a revision takes from its Function's spec, as upstream's package reconciler copies it. */
+function inheritedSpec(fn: FunctionPackage): Record<string, unknown> {
+  const spec = fn.spec ?? {};
+  const copied: Record<string, unknown> = { tlsServerSecretName: serverSecretName(fn.metadata.name) };
+  for (const key of ['packagePullPolicy', 'packagePullSecrets', 'runtimeConfigRef', 'commonLabels'] as const) {
+    if (spec[key] !== undefined) copied[key] = spec[key];
+  }
+  return copied;
+}

@@ -1,0 +1,189 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import pino from 'pino';
+import { credentials, Client, Metadata } from '@grpc/grpc-js';
+import { loadCrds } from '../../src/apis/index.js';
+import { runFunctionMethod, RUN_FUNCTION_V1 } from '../../src/functions/proto.js';
+import { ensureCrds, type KubeClient } from '../../src/kube/index.js';
+import { FunctionPackageController, revisionName, type FunctionRevision } from '../../src/packages/index.js';
+import { PROBE_FUNCTION } from '../functions/process.js';
+import { freePort } from '../../e2e/controlplane/ports.js';
+import { spawn } from 'node:child_process';
+import { apply, ensureNamespace } from './engine.js';
+import { controlPlane, eventually } from './harness.js';
+
+const NS = 'pkg-system';
+const FN = 'function-probe';
+const REVISIONS = '/apis/pkg.crossplane.io/v1/functionrevisions';
+
+interface Deployment {
+  metadata: { name: string };
+  spec: { template: { spec: { containers: { image: string; env?: { name: string; value: string }[] }[] } } };
+}
+
+/** Plays kubelet: marks a Deployment available (or not) through its status subresource. */
+async function markAvailable(client: KubeClient, name: string, available: boolean): Promise<void> {
+  const condition = available
+    ? { type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable', message: 'ok' }
+    : { type: 'Available', status: 'False', reason: 'MinimumReplicasUnavailable', message: 'image cannot be pulled' };
+  await client.request('PATCH', `/apis/apps/v1/namespaces/${NS}/deployments/${name}/status`, {
+    body: {
+      status: {
+        conditions: [
+          {
+            ...condition,
+            lastUpdateTime: new Date().toISOString().replace(/\.\d+Z/, 'Z'),
+            lastTransitionTime: new Date().toISOString().replace(/\.\d+Z/, 'Z'),
+          },
+        ],
+      },
+    },
+    contentType: 'application/merge-patch+json',
+  });
+}
+
+async function secretFiles(client: KubeClient, name: string): Promise<string> {
+  const secret = await client.request<{ data: Record<string, string> }>(
+    'GET',
+    `/api/v1/namespaces/${NS}/secrets/${name}`,
+  );
+  const dir = await mkdtemp(join(tmpdir(), 'tls-'));
+  for (const [key, value] of Object.entries(secret.data)) await writeFile(join(dir, key), Buffer.from(value, 'base64'));
+  return dir;
+}
+
+describe('Function packages (integration)', function () {
+  this.timeout(90_000);
+  let client: KubeClient;
+  let controller: FunctionPackageController;
+
+  before(async () => {
+    client = controlPlane().client();
+    await ensureCrds(client, await loadCrds(), { timeoutMs: 30_000 });
+    await ensureNamespace(client, NS);
+    controller = new FunctionPackageController({
+      client,
+      namespace: NS,
+      logger: pino({ level: 'silent' }),
+      resyncMs: 300,
+    });
+    await controller.start(AbortSignal.timeout(30_000));
+  });
+
+  after(async () => {
+    await controller.stop(AbortSignal.timeout(5_000));
+  });
+
+  it('runs a Function as a Deployment whose server certificate the function client verifies by Service DNS name', async () => {
+    const pkg = 'xpkg.example.org/probe:v1';
+    await apply(client, {
+      apiVersion: 'pkg.crossplane.io/v1',
+      kind: 'Function',
+      metadata: { name: FN },
+      spec: { package: pkg },
+    });
+    const rev = revisionName(FN, pkg);
+    const deployment = await eventually('the Deployment', () =>
+      client.request<Deployment>('GET', `/apis/apps/v1/namespaces/${NS}/deployments/${rev}`),
+    );
+    const container = deployment.spec.template.spec.containers[0];
+    expect(container?.image).to.equal(pkg);
+    expect(container?.env).to.deep.include({ name: 'TLS_SERVER_CERTS_DIR', value: '/tls/server' });
+    await eventually('the Service', () => client.request('GET', `/api/v1/namespaces/${NS}/services/${FN}`));
+
+    // Not yet available: the revision and the Function say why.
+    await markAvailable(client, rev, false);
+    await eventually('the Function Healthy False', async () => {
+      const fn = await client.request<{
+        status?: { conditions?: { type: string; status: string; message?: string }[] };
+      }>('GET', `/apis/pkg.crossplane.io/v1/functions/${FN}`);
+      const healthy = fn.status?.conditions?.find((c) => c.type === 'Healthy');
+      expect(healthy?.status).to.equal('False');
+      expect(healthy?.message).to.contain('image cannot be pulled');
+      return true;
+    });
+
+    // The kubelet's part: serve the function with the Secret compositor generated, then mark it available.
+    const dir = await secretFiles(client, `${FN}-tls-server`);
+    const port = await freePort();
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', PROBE_FUNCTION, '--tls-server-certs-dir', dir, '--address', `127.0.0.1:${port}`],
+      {
+        stdio: ['ignore', 'ignore', 'inherit'],
+      },
+    );
+    try {
+      await markAvailable(client, rev, true);
+      const revision = await eventually('RuntimeHealthy True', async () => {
+        const r = await client.request<FunctionRevision>('GET', `${REVISIONS}/${rev}`);
+        expect(r.status?.conditions?.find((c) => c.type === 'RuntimeHealthy')?.status).to.equal('True');
+        return r;
+      });
+      expect(revision.status?.endpoint).to.equal(`dns:///${FN}.${NS}:9443`);
+      expect(revision.status?.capabilities).to.deep.equal(['composition']);
+
+      const tls = await controller.clientTls();
+      const call = (serverName: string, ca: string): Promise<unknown> => {
+        const creds = credentials.createSsl(Buffer.from(ca), Buffer.from(tls.key), Buffer.from(tls.cert));
+        // The test-only dial override: the Service's DNS name, reached on the loopback port.
+        const c = new Client(`127.0.0.1:${port}`, creds, { 'grpc.ssl_target_name_override': serverName });
+        const method = runFunctionMethod();
+        return new Promise((resolve, reject) => {
+          c.makeUnaryRequest(
+            RUN_FUNCTION_V1,
+            method.serializeRequest,
+            method.deserializeResponse,
+            {} as never,
+            new Metadata(),
+            { deadline: Date.now() + 10_000 },
+            (err, value) => {
+              c.close();
+              if (err) reject(err);
+              else resolve(value);
+            },
+          );
+        });
+      };
+      await eventually('a call by the Service DNS name', () => call(`${FN}.${NS}`, tls.ca).then(() => true));
+      const wrongName = await call(`other.${NS}`, tls.ca).then(
+        () => undefined,
+        (err: unknown) => err as Error,
+      );
+      expect(wrongName?.message).to.match(/Hostname|altnames|certificate/i);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+
+  it('upgrades on a new spec.package: a new revision and Deployment, the old one retired once the new is healthy', async () => {
+    const oldRev = revisionName(FN, 'xpkg.example.org/probe:v1');
+    const pkg = 'xpkg.example.org/probe:v2';
+    await apply(client, {
+      apiVersion: 'pkg.crossplane.io/v1',
+      kind: 'Function',
+      metadata: { name: FN },
+      spec: { package: pkg },
+    });
+    const rev = revisionName(FN, pkg);
+    await eventually('the new Deployment', () =>
+      client.request('GET', `/apis/apps/v1/namespaces/${NS}/deployments/${rev}`),
+    );
+    // Still serving: the old revision stays Active until the new runtime is available.
+    const old = await client.request<FunctionRevision>('GET', `${REVISIONS}/${oldRev}`);
+    expect(old.spec.desiredState).to.equal('Active');
+    await markAvailable(client, rev, true);
+    await eventually('the old revision Inactive', async () => {
+      const r = await client.request<FunctionRevision>('GET', `${REVISIONS}/${oldRev}`);
+      expect(r.spec.desiredState).to.equal('Inactive');
+      return true;
+    });
+    const svc = await client.request<{ spec: { selector: Record<string, string> } }>(
+      'GET',
+      `/api/v1/namespaces/${NS}/services/${FN}`,
+    );
+    expect(svc.spec.selector['pkg.crossplane.io/revision']).to.equal(rev);
+  });
+});
