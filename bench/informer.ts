@@ -58,7 +58,7 @@ try {
   const after = heapAfterGc();
   const cached = lease.informer.store.size;
   const sample = JSON.stringify(lease.informer.store.get(`${NAMESPACE}/cm-0`)).length;
-  await registry.stopAll();
+  await registry.stop();
   const released = heapAfterGc();
   process.stdout.write(
     JSON.stringify({

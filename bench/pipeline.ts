@@ -53,7 +53,7 @@ async function pipeline(total: number, events: XrEvent[], burst?: number): Promi
       return Promise.resolve({});
     },
   });
-  queue.start();
+  await queue.start();
   const input = new Subject<XrEvent>();
   const subscription = input.pipe(circuitBreaker({ breaker, ownWrites: new OwnWrites() })).subscribe((key) => {
     queue.add(key);
@@ -66,7 +66,7 @@ async function pipeline(total: number, events: XrEvent[], burst?: number): Promi
   }
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   subscription.unsubscribe();
-  await queue.shutdown(1_000);
+  await queue.stop(AbortSignal.timeout(1_000));
   const breakerResults: Record<string, number> = {};
   for (const v of (await metrics.circuitBreaker.events.counter.get()).values)
     breakerResults[String(v.labels.result)] = v.value;

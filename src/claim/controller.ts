@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Subscription } from 'rxjs';
 import { claimOf, failureMessage, type Xr, type XrType } from '../composite/index.js';
 import { isConflict, type Discovery, type EventSink, type KubeClient } from '../kube/index.js';
+import type { Lifecycle } from '../lifecycle/index.js';
 import type { Metrics } from '../metrics/index.js';
 import { ReconcileQueue } from '../queue/index.js';
 import { objectKey, type InformerLease, type InformerRegistry } from '../watch/index.js';
@@ -26,7 +27,7 @@ export interface ClaimControllerOptions {
  * One claim controller per XRD that offers claims, started and stopped by the XRD controller: watches the claims
  * and the XRs of that XRD (an XR's change reaches its claim through spec.claimRef) and runs the claim reconciler.
  */
-export class ClaimController {
+export class ClaimController implements Lifecycle {
   private readonly queue: ReconcileQueue;
   private readonly logger: Logger;
   private claimLease: InformerLease<Claim> | undefined;
@@ -84,12 +85,12 @@ export class ClaimController {
     await Promise.all([claims.waitForSync(), xrs.waitForSync()]);
     // A shared informer may have synced before we subscribed; its objects then never arrive as events.
     for (const key of claims.store.keys()) this.queue.add(key);
-    this.queue.start();
+    await this.queue.start();
   }
 
-  async stop(deadlineMs: number): Promise<void> {
+  async stop(deadline: AbortSignal): Promise<void> {
     for (const subscription of this.subscriptions.splice(0)) subscription.unsubscribe();
-    await this.queue.shutdown(deadlineMs);
+    await this.queue.stop(deadline);
     await this.claimLease?.release();
     await this.xrLease?.release();
     this.claimLease = undefined;

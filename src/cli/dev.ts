@@ -1,11 +1,11 @@
 import { resolve } from 'node:path';
 import { ControlPlane } from '../../e2e/controlplane/index.js';
 import { loadCrds } from '../apis/index.js';
+import { createEngine } from '../engine/index.js';
 import { createLogger, Manager, shutdownSignal } from '../manager/index.js';
 import { createMetrics } from '../metrics/index.js';
 import { warnIgnoredFlags } from './crossplaneOptions.js';
 import { devAddresses } from './devPorts.js';
-import { Engine } from './engine.js';
 import { ExampleApplier } from './examples.js';
 import type { DevOptions } from './program.js';
 import { heapCompaction, runManager, type Output } from './start.js';
@@ -48,7 +48,7 @@ export async function runDev(options: DevOptions, output: Output): Promise<numbe
       kubeConfig: () => plane.kubeConfig,
       crds: () => loadCrds(),
       runnables: (client) => [
-        new Engine({ client, config, metrics, log }),
+        createEngine({ client, config, metrics, log }),
         new ExampleApplier(
           client,
           options.examplesDirs.map((dir) => resolve(dir)),

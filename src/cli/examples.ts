@@ -9,7 +9,8 @@ import {
   type KubeClient,
   type KubeObject,
 } from '../kube/index.js';
-import { sleepUnlessAborted, type Logger, type Runnable } from '../manager/index.js';
+import type { Runnable } from '../lifecycle/index.js';
+import { sleepUnlessAborted, type Logger } from '../manager/index.js';
 
 const FIELD_MANAGER = FIELD_MANAGERS.dev;
 

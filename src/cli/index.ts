@@ -1,5 +1,5 @@
-// cli: flag parsing and validation, and the `compositor start|dev|render` commands. Flags are parsed once, here; nothing
-// else reads the command line or the environment.
+// cli: parses and validates the flags (once, here: nothing else reads the command line or the environment) and runs
+// the commands: start and dev (the engine built by src/engine, run by the manager), render, diagnose and trace.
 export {
   envName,
   flagDefaults,

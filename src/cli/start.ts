@@ -1,4 +1,5 @@
 import { loadCrds } from '../apis/index.js';
+import { createEngine } from '../engine/index.js';
 import { loadKubeConfig } from '../kube/index.js';
 import {
   createLogger,
@@ -9,11 +10,10 @@ import {
   shutdownSignal,
   StartupError,
   type Logger,
-  type Runnable,
 } from '../manager/index.js';
+import type { Runnable } from '../lifecycle/index.js';
 import { createMetrics, type Metrics } from '../metrics/index.js';
 import { warnIgnoredFlags } from './crossplaneOptions.js';
-import { Engine } from './engine.js';
 import type { StartConfig } from './flags.js';
 
 export interface Output {
@@ -37,7 +37,7 @@ export async function runStart(config: StartConfig, output: Output): Promise<num
     metrics,
     kubeConfig: () => loadKubeConfig({ path: config.kubeconfig }),
     crds: () => loadCrds(),
-    runnables: (client) => [new Engine({ client, config, metrics, log }), ...heapCompaction(config, metrics, log)],
+    runnables: (client) => [createEngine({ client, config, metrics, log }), ...heapCompaction(config, metrics, log)],
     leaderElection: config.leaderElection
       ? {
           namespace: config.leaderElectionNamespace,

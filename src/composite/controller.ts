@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { OwnWrites, TokenBucketBreaker, type BreakerSettings, type Transition } from '../circuitbreaker/index.js';
 import type { FunctionRunner } from '../functions/index.js';
 import { isConflict, type Discovery, type EventSink, type KubeClient, type KubeObject } from '../kube/index.js';
+import type { Lifecycle } from '../lifecycle/index.js';
 import type { Metrics } from '../metrics/index.js';
 import { ReconcileQueue } from '../queue/index.js';
 import { objectKey, waitAtMost, type InformerLease, type InformerRegistry, type ObjectStore } from '../watch/index.js';
@@ -60,7 +61,7 @@ const NAMESPACE = { apiVersion: 'v1', kind: 'Namespace' };
  * One composite controller: the event pipeline (XR, composed and revision watches through the per-XR breaker),
  * the work queue and the reconciler for one XR kind. Started and stopped by the XRD controller.
  */
-export class CompositeController {
+export class CompositeController implements Lifecycle {
   private readonly ownWrites = new OwnWrites();
   private readonly breaker: TokenBucketBreaker;
   private readonly queue: ReconcileQueue;
@@ -173,7 +174,7 @@ export class CompositeController {
     });
     for (const [key, delayMs] of this.spreadAtStart ?? []) this.queue.addAfter(key, delayMs);
     this.spreadAtStart = undefined;
-    this.queue.start();
+    await this.queue.start();
     this.adoptMachineryInBackground();
     const xrs = this.pipeline.xrInformer.store;
     // Each replica reports its own shard's XRs, so the series of all replicas add up instead of counting N times.
@@ -183,11 +184,11 @@ export class CompositeController {
     );
   }
 
-  async stop(deadlineMs: number): Promise<void> {
+  async stop(deadline: AbortSignal): Promise<void> {
     this.stopping.abort();
     this.untrackStuck?.();
     this.untrackStuck = undefined;
-    await this.queue.shutdown(deadlineMs);
+    await this.queue.stop(deadline);
     await this.pipeline.stop();
     await this.compositionLease?.release();
     this.compositionLease = undefined;

@@ -10,6 +10,7 @@ import {
 } from 'rxjs';
 import type { Logger } from 'pino';
 import type { KubeObject } from '../kube/index.js';
+import type { Lifecycle } from '../lifecycle/index.js';
 import { isRequired, type RequiredWatch } from './requiredResources.js';
 import {
   circuitBreaker,
@@ -73,7 +74,7 @@ interface ComposedWatch {
  * stream, the stream of each composed kind (realtime only) and the CompositionRevision stream, maps every event to
  * the XR keys it concerns, passes them through the per-XR circuit breaker and hands the survivors to the queue.
  */
-export class CompositeEventPipeline {
+export class CompositeEventPipeline implements Lifecycle {
   private readonly composedStreams = new Subject<Observable<XrEvent>>();
   private readonly composed = new Map<string, Promise<ComposedWatch | undefined>>();
   /** Composed kinds whose caches are synced, for the reconciler to read from. */

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { CustomResourceDefinition } from '../apis/index.js';
-import { isSubset, StatusDraft, type Condition, type XrdDefaults, type XrType } from '../composite/index.js';
+import { isSubset, StatusDraft, type Condition } from '../composite/index.js';
 import {
   addFinalizerPatch,
   CONTENT_TYPE,
@@ -20,11 +20,19 @@ import {
   compositeRoleName,
   missingCompositeRights,
 } from './rbac.js';
+import type { Lifecycle } from '../lifecycle/index.js';
 import { claimCrdName, claimNamesOf, renderClaimCrd } from './claimRender.js';
 import { renderXrCrd } from './render.js';
+import {
+  RunningControllers,
+  typeOf,
+  type ClaimFactoryInput,
+  type CompositeFactoryInput,
+  type RunningComposite,
+} from './runningControllers.js';
 import { watchXrds, xrdQueue } from './xrdQueue.js';
 import { validateXrd } from './validate.js';
-import { referenceableVersion, xrdScope, type CompositeResourceDefinition } from './xrd.js';
+import type { CompositeResourceDefinition } from './xrd.js';
 
 /** On every valid XRD until its XRs, composite controller and XR CRD are gone (Crossplane's definition controller). */
 export const DEFINITION_FINALIZER = 'defined.apiextensions.crossplane.io';
@@ -43,27 +51,6 @@ const DELETION_RECHECK_MS = 2_000;
 /** How long start() waits at most for the first reconcile of the XRDs that exist at start. */
 const FIRST_PASS_LIMIT_MS = 60_000;
 
-/** What the XRD controller needs of a composite controller; CompositeController satisfies it. */
-export interface RunningComposite {
-  readonly name: string;
-  start(): Promise<void>;
-  stop(deadlineMs: number): Promise<void>;
-}
-
-export interface CompositeFactoryInput {
-  name: string;
-  xrType: XrType & { group: string };
-  xrd: () => XrdDefaults;
-  /** True once the cached XRD has a newer generation than the controller was started for: a restart is due. */
-  stale: () => boolean;
-}
-
-export interface ClaimFactoryInput {
-  name: string;
-  claimType: { apiVersion: string; kind: string };
-  xrType: XrType & { group: string };
-}
-
 export interface DefinitionControllerOptions {
   client: KubeClient;
   informers: InformerRegistry;
@@ -74,20 +61,11 @@ export interface DefinitionControllerOptions {
   newComposite: (input: CompositeFactoryInput) => RunningComposite;
   /** Builds the claim controller of an XRD that offers claims (spec.claimNames); without it claims are not served. */
   newClaim?: (input: ClaimFactoryInput) => RunningComposite;
-  /** How long a stopping composite controller may finish in-flight reconciles. */
+  /** How long a composite controller stopped for a changed or deleted XRD may finish in-flight reconciles. */
   stopDeadlineMs?: number;
   /** --manage-composite-rbac: grant compositor its rights on each XR kind through an aggregated ClusterRole. */
   manageCompositeRbac?: boolean;
   now?: () => Date;
-}
-
-interface Running {
-  controller: RunningComposite;
-  /** The claim controller, once the claim CRD is established (XRDs with spec.claimNames). */
-  claim?: RunningComposite;
-  /** The XRD generation the controller was started for; a change restarts it. */
-  generation: number | undefined;
-  xrd: CompositeResourceDefinition;
 }
 
 type XrdObject = CompositeResourceDefinition & {
@@ -105,10 +83,10 @@ type XrdObject = CompositeResourceDefinition & {
  * controller per XRD (restarted when the XRD changes), and on deletion removes the XRs, stops the controller and
  * deletes the CRD.
  */
-export class DefinitionController {
+export class DefinitionController implements Lifecycle {
   readonly name = CONTROLLER_NAME;
   private readonly queue: ReconcileQueue;
-  private readonly running = new Map<string, Running>();
+  private readonly running: RunningControllers;
   private lease: InformerLease | undefined;
   private readonly now: () => Date;
   /** Until start() resolves: marks an XRD cached at start as reconciled once. */
@@ -122,13 +100,20 @@ export class DefinitionController {
       logger: options.logger,
       workers: 2,
       ratePerSecond: options.maxReconcileRate,
-      reconcile: (key) => this.reconcile(key),
+      reconcile: (key, signal) => this.reconcile(key, signal),
+    });
+    this.running = new RunningControllers({
+      newComposite: options.newComposite,
+      cached: (key) => this.lease?.informer.store.get(key) as XrdObject | undefined,
+      metrics: options.metrics,
+      logger: options.logger,
+      stopDeadlineMs: options.stopDeadlineMs ?? 30_000,
     });
   }
 
   /** Names of the composite controllers running now. */
   controllers(): string[] {
-    return [...this.running.values()].map((r) => r.controller.name);
+    return this.running.names();
   }
 
   /**
@@ -145,35 +130,34 @@ export class DefinitionController {
       };
       if (firstPass.size === 0) resolve();
     });
-    this.queue.start();
+    await this.queue.start();
     await waitAtMost(done, FIRST_PASS_LIMIT_MS);
     this.firstPassDone = undefined;
   }
 
-  async stop(deadlineMs: number): Promise<void> {
-    await this.queue.shutdown(deadlineMs);
-    await Promise.all([...this.running.values()].map(async (r) => r.claim?.stop(deadlineMs)));
-    await Promise.all([...this.running.values()].map((r) => r.controller.stop(deadlineMs)));
-    this.running.clear();
+  /** Stops taking XRD work, then stops every composite and claim controller, all within `deadline`. */
+  async stop(deadline: AbortSignal): Promise<void> {
+    await this.queue.stop(deadline);
+    await this.running.stopAll(deadline);
     await this.lease?.release();
   }
 
-  private async reconcile(key: string): Promise<ReconcileResult> {
+  private async reconcile(key: string, signal: AbortSignal): Promise<ReconcileResult> {
     try {
-      return await this.reconcileXrd(key);
+      return await this.reconcileXrd(key, signal);
     } finally {
       this.firstPassDone?.(key);
     }
   }
 
-  private async reconcileXrd(key: string): Promise<ReconcileResult> {
+  private async reconcileXrd(key: string, signal: AbortSignal): Promise<ReconcileResult> {
     const xrd = this.lease?.informer.store.get(key) as XrdObject | undefined;
     if (!xrd) {
-      await this.stopComposite(key);
+      await this.running.stop(key, signal);
       return {};
     }
     const status = new StatusDraft(xrd.status ?? {}, xrd.metadata.generation, this.now);
-    if (xrd.metadata.deletionTimestamp) return this.delete(xrd, status);
+    if (xrd.metadata.deletionTimestamp) return this.delete(xrd, status, signal);
 
     const problems = validateXrd(xrd);
     if (problems.length > 0) {
@@ -199,12 +183,12 @@ export class DefinitionController {
     }
     if (!(await this.rightsGranted(key, xrd, status))) return { requeueAfterMs: RIGHTS_RECHECK_MS };
     const xrType = typeOf(xrd);
-    await this.ensureComposite(key, xrd);
+    await this.ensureComposite(key, xrd, signal);
     const controllers: Record<string, unknown> = {
       compositeResourceType: { apiVersion: xrType.apiVersion, kind: xrType.kind },
     };
     status.setCondition({ type: 'Established', status: 'True', reason: 'WatchingCompositeResource' });
-    const offered = await this.offerClaims(key, xrd, status);
+    const offered = await this.offerClaims(key, xrd, status, signal);
     if (offered) controllers.compositeResourceClaimType = offered;
     status.set('controllers', controllers);
     await this.writeStatus(xrd, status);
@@ -219,6 +203,7 @@ export class DefinitionController {
     key: string,
     xrd: XrdObject,
     status: StatusDraft,
+    signal: AbortSignal,
   ): Promise<{ apiVersion: string; kind: string } | false | undefined> {
     const names = claimNamesOf(xrd);
     const running = this.running.get(key);
@@ -238,12 +223,9 @@ export class DefinitionController {
     const xrType = typeOf(xrd);
     // Claims are served at the XR's group and referenceable version.
     const claimType = { apiVersion: xrType.apiVersion, kind: names.kind };
-    if (!running.claim) {
-      const claim = this.options.newClaim({ name: `claim/${names.plural}.${xrd.spec.group}`, claimType, xrType });
-      await claim.start();
-      running.claim = claim;
-      this.options.logger.info({ controller: claim.name }, 'started claim controller');
-    }
+    const { newClaim } = this.options;
+    const name = `claim/${names.plural}.${xrd.spec.group}`;
+    await this.running.startClaim(key, () => newClaim({ name, claimType, xrType }), signal);
     status.setCondition({ type: 'Offered', status: 'True', reason: 'WatchingCompositeResourceClaim' });
     return claimType;
   }
@@ -255,7 +237,7 @@ export class DefinitionController {
   private async rightsGranted(key: string, xrd: XrdObject, status: StatusDraft): Promise<boolean> {
     const { client, manageCompositeRbac } = this.options;
     const wrote = manageCompositeRbac ? await applyCompositeRole(client, xrd) : false;
-    if (this.running.has(key)) return true;
+    if (this.running.get(key)) return true;
     const missing = await missingCompositeRights(client, xrd);
     if (missing.length === 0) return true;
     // A role written just now is usually aggregated within a second: look again before calling it a problem.
@@ -272,7 +254,7 @@ export class DefinitionController {
   }
 
   /** Starts the XRD's composite controller, or restarts it when the XRD's generation moved on. */
-  private async ensureComposite(key: string, xrd: XrdObject): Promise<void> {
+  private async ensureComposite(key: string, xrd: XrdObject, signal: AbortSignal): Promise<void> {
     const running = this.running.get(key);
     if (running) {
       running.xrd = xrd;
@@ -283,52 +265,17 @@ export class DefinitionController {
         'RestartComposite',
         'XRD specification changed; restarting controller to apply updates',
       );
-      await this.stopComposite(key);
     }
-    const entry: Running = {
-      xrd,
-      generation: xrd.metadata.generation,
-      controller: this.options.newComposite(
-        compositeInputFor(
-          xrd,
-          () => entry.xrd,
-          () => this.restartDue(key, entry),
-        ),
-      ),
-    };
-    await entry.controller.start();
-    this.running.set(key, entry);
-    this.options.metrics.engine.controllersStarted.inc({ controller: entry.controller.name });
-    this.options.logger.info({ controller: entry.controller.name }, 'started composite controller');
-  }
-
-  /**
-   * The cached XRD moved to a generation the running controller was not started for. Deletion bumps the generation
-   * too, but then the old controller must keep running to finalize the XRs.
-   */
-  private restartDue(key: string, entry: Running): boolean {
-    const cached = this.lease?.informer.store.get(key);
-    if (!cached || cached.metadata.deletionTimestamp !== undefined) return false;
-    return cached.metadata.generation !== entry.generation;
-  }
-
-  private async stopComposite(key: string): Promise<void> {
-    const running = this.running.get(key);
-    if (!running) return;
-    this.running.delete(key);
-    await running.claim?.stop(this.options.stopDeadlineMs ?? 30_000);
-    await running.controller.stop(this.options.stopDeadlineMs ?? 30_000);
-    this.options.metrics.engine.controllersStopped.inc({ controller: running.controller.name });
-    this.options.logger.info({ controller: running.controller.name }, 'stopped composite controller');
+    await this.running.startComposite(key, xrd, signal);
   }
 
   /** Deletes the XRs first (their controller must still run to finalize them), then the controller and the CRD. */
-  private async delete(xrd: XrdObject, status: StatusDraft): Promise<ReconcileResult> {
+  private async delete(xrd: XrdObject, status: StatusDraft, signal: AbortSignal): Promise<ReconcileResult> {
     const { client } = this.options;
     status.setCondition({ type: 'Established', status: 'False', reason: 'TerminatingCompositeResource' });
     await this.writeStatus(xrd, status).catch(() => undefined);
     const finalizers = new FinalizerList(xrd, (patch) => this.patchXrd(xrd.metadata.name, patch));
-    const claims = await this.clearClaims(xrd);
+    const claims = await this.clearClaims(xrd, signal);
     if (claims === 'waiting') return { requeueAfterMs: DELETION_RECHECK_MS };
     // As upstream's offered controller: only once the claim CRD is gone.
     if (claims === 'cleared') await finalizers.remove(OFFERED_FINALIZER);
@@ -344,7 +291,7 @@ export class DefinitionController {
         this.event(xrd, 'Normal', 'TerminateComposite', 'waiting for defined composite resources to be deleted');
         return { requeueAfterMs: DELETION_RECHECK_MS };
       }
-      await this.stopComposite(xrd.metadata.name);
+      await this.running.stop(xrd.metadata.name, signal);
       await client.request('DELETE', `${CRDS_PATH}/${xrd.metadata.name}`).catch((err: unknown) => {
         if (!isNotFound(err)) throw err;
       });
@@ -355,7 +302,7 @@ export class DefinitionController {
         `Deleted composite resource CustomResourceDefinition: ${xrd.metadata.name}`,
       );
     }
-    await this.stopComposite(xrd.metadata.name);
+    await this.running.stop(xrd.metadata.name, signal);
     await finalizers.remove(DEFINITION_FINALIZER);
     // The claim CRD was deleted just now: look again to release the offered finalizer once it is gone.
     return claims === 'deleting' ? { requeueAfterMs: RECHECK_MS } : {};
@@ -366,12 +313,12 @@ export class DefinitionController {
    * stops the claim controller and deletes the claim CRD. 'waiting' while claims remain, 'deleting' right after
    * deleting the claim CRD, 'cleared' once there is no claim CRD of this XRD (or the XRD offers none).
    */
-  private async clearClaims(xrd: XrdObject): Promise<'waiting' | 'deleting' | 'cleared'> {
+  private async clearClaims(xrd: XrdObject, signal: AbortSignal): Promise<'waiting' | 'deleting' | 'cleared'> {
     const names = claimNamesOf(xrd);
     const crdName = names ? claimCrdName(xrd, names) : undefined;
     const crd = crdName ? await this.getCrd(crdName) : undefined;
     if (!names || !crdName || !crd || !controlledBy(crd, xrd)) {
-      await this.stopClaim(xrd.metadata.name);
+      await this.running.stopClaim(xrd.metadata.name, signal);
       return 'cleared';
     }
     const { apiVersion } = typeOf(xrd);
@@ -383,17 +330,11 @@ export class DefinitionController {
       this.event(xrd, 'Normal', 'TerminateClaim', 'waiting for composite resource claims to be deleted');
       return 'waiting';
     }
-    await this.stopClaim(xrd.metadata.name);
+    await this.running.stopClaim(xrd.metadata.name, signal);
     await this.options.client.request('DELETE', `${CRDS_PATH}/${crdName}`).catch((err: unknown) => {
       if (!isNotFound(err)) throw err;
     });
     return 'deleting';
-  }
-
-  private async stopClaim(key: string): Promise<void> {
-    const running = this.running.get(key);
-    await running?.claim?.stop(this.options.stopDeadlineMs ?? 30_000);
-    if (running) running.claim = undefined;
   }
 
   /** Deletes every object of a collection not already going; returns how many still exist. */
@@ -497,47 +438,6 @@ export class DefinitionController {
       { type, reason, message: text },
     );
   }
-}
-
-/** The XR kind an XRD defines, at its referenceable version. */
-export function typeOf(xrd: CompositeResourceDefinition): XrType & { group: string } {
-  const version = referenceableVersion(xrd)?.name ?? '';
-  const scope = xrdScope(xrd);
-  return {
-    apiVersion: `${xrd.spec.group}/${version}`,
-    kind: xrd.spec.names.kind,
-    group: xrd.spec.group,
-    namespaced: scope === 'Namespaced',
-    legacy: scope === 'LegacyCluster',
-  };
-}
-
-/**
- * What the XRD controller and a shard follower both start an XRD's composite controller with, so the two start it
- * alike: its name, the XR type, the XRD's current defaults and when a restart is due.
- */
-export function compositeInputFor(
-  xrd: CompositeResourceDefinition,
-  current: () => CompositeResourceDefinition,
-  stale: () => boolean,
-): CompositeFactoryInput {
-  return {
-    name: `composite/${xrd.spec.names.plural}.${xrd.spec.group}`,
-    xrType: typeOf(xrd),
-    xrd: () => defaultsOf(current()),
-    stale,
-  };
-}
-
-/** The composition defaults an XRD sets for its XRs, as the composite reconciler reads them. */
-export function defaultsOf(xrd: CompositeResourceDefinition): XrdDefaults {
-  const spec = xrd.spec as CompositeResourceDefinition['spec'] & XrdDefaults;
-  return {
-    enforcedCompositionRef: spec.enforcedCompositionRef,
-    defaultCompositionRef: spec.defaultCompositionRef,
-    defaultCompositionRevisionSelector: spec.defaultCompositionRevisionSelector,
-    connectionSecretKeys: spec.connectionSecretKeys,
-  };
 }
 
 /**

@@ -12,14 +12,16 @@ export {
   type XrdScope,
   type XrdVersion,
 } from './xrd.js';
+export { DEFINITION_FINALIZER, DefinitionController, type DefinitionControllerOptions } from './controller.js';
 export {
-  DEFINITION_FINALIZER,
-  DefinitionController,
+  RunningControllers,
   typeOf,
+  type ClaimFactoryInput,
   type CompositeFactoryInput,
-  type DefinitionControllerOptions,
   type RunningComposite,
-} from './controller.js';
+  type RunningControllersOptions,
+  type RunningEntry,
+} from './runningControllers.js';
 export { CompositionRevisionController, type CompositionRevisionControllerOptions } from './revisions.js';
 export { followAction, ShardFollower, type FollowAction, type ShardFollowerOptions } from './shardFollower.js';
 export {

@@ -12,7 +12,7 @@ import {
   type KubeClient,
   type KubeObject,
 } from '../kube/index.js';
-import type { Runnable } from '../manager/index.js';
+import type { Lifecycle } from '../lifecycle/index.js';
 import type { Metrics } from '../metrics/index.js';
 import { ReconcileQueue, type ReconcileResult } from '../queue/index.js';
 import {
@@ -36,7 +36,6 @@ export const COMPOSITION_HASH_LABEL = 'crossplane.io/composition-hash';
 /** On the CompositionRevision informer: revisions by their crossplane.io/composition-name label. */
 export const REVISIONS_BY_COMPOSITION_INDEX = 'compositor/revisions-by-composition';
 const CONTROLLER_NAME = 'revisions/compositions.apiextensions.crossplane.io';
-const DEFAULT_STOP_MS = 30_000;
 /** How long a reconcile waits for its last write to reach the cache before giving up (and risking a stale read). */
 const CACHE_WAIT_MS = 5_000;
 
@@ -131,10 +130,10 @@ export interface CompositionRevisionControllerOptions {
  *
  * @example
  * const revisions = new CompositionRevisionController({ client, informers, metrics, logger, maxReconcileRate: 10 });
- * await revisions.start();
- * await revisions.stop(30_000);
+ * await revisions.start(signal);
+ * await revisions.stop(AbortSignal.timeout(30_000));
  */
-export class CompositionRevisionController implements Runnable {
+export class CompositionRevisionController implements Lifecycle {
   readonly name = CONTROLLER_NAME;
   private readonly queue: ReconcileQueue;
   private readonly now: () => Date;
@@ -160,7 +159,7 @@ export class CompositionRevisionController implements Runnable {
   }
 
   /** Watches Compositions and their revisions; resolves once both caches are synced (or `signal` aborts). */
-  async start(signal?: AbortSignal): Promise<void> {
+  async start(signal: AbortSignal): Promise<void> {
     const { informers } = this.options;
     this.compositions = await informers.acquire<Composition>(COMPOSITION.apiVersion, COMPOSITION.kind);
     try {
@@ -185,14 +184,13 @@ export class CompositionRevisionController implements Runnable {
     await Promise.race([synced, aborted(signal)]);
     // Shared informers may have synced before we subscribed; their objects then never arrive as events.
     for (const key of this.compositions.informer.store.keys()) this.queue.add(key);
-    this.queue.start();
+    await this.queue.start();
   }
 
   /** Stops taking work, waits for in-flight reconciles (up to `deadline`) and releases both informers. */
-  async stop(deadline?: AbortSignal | number): Promise<void> {
+  async stop(deadline: AbortSignal): Promise<void> {
     this.subscription?.unsubscribe();
-    const ms = typeof deadline === 'number' ? deadline : deadline?.aborted ? 0 : DEFAULT_STOP_MS;
-    await Promise.race([this.queue.shutdown(ms), aborted(typeof deadline === 'number' ? undefined : deadline)]);
+    await this.queue.stop(deadline);
     await Promise.all([this.compositions?.release(), this.revisions?.release()]);
   }
 
@@ -452,11 +450,11 @@ function numberOf(revision: CompositionRevision): number {
   return typeof n === 'number' ? n : 0;
 }
 
-/** Resolves when `signal` aborts; never without one. */
-function aborted(signal: AbortSignal | undefined): Promise<void> {
+/** Resolves when `signal` aborts. */
+function aborted(signal: AbortSignal): Promise<void> {
   return new Promise<void>((resolve) => {
-    if (signal?.aborted) resolve();
-    signal?.addEventListener(
+    if (signal.aborted) resolve();
+    signal.addEventListener(
       'abort',
       () => {
         resolve();

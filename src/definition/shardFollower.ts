@@ -1,9 +1,10 @@
 import type { Logger } from 'pino';
 import type { Condition } from '../composite/index.js';
+import type { Lifecycle } from '../lifecycle/index.js';
 import type { Metrics } from '../metrics/index.js';
 import type { ReconcileQueue, ReconcileResult } from '../queue/index.js';
 import type { InformerLease, InformerRegistry } from '../watch/index.js';
-import { compositeInputFor, type CompositeFactoryInput, type RunningComposite } from './controller.js';
+import { RunningControllers, type CompositeFactoryInput, type RunningComposite } from './runningControllers.js';
 import type { CompositeResourceDefinition } from './xrd.js';
 import { watchXrds, xrdQueue } from './xrdQueue.js';
 
@@ -41,27 +42,21 @@ export interface ShardFollowerOptions {
   logger: Logger;
   maxReconcileRate: number;
   newComposite: (input: CompositeFactoryInput) => RunningComposite;
-  /** How long a stopping composite controller may finish in-flight reconciles. */
+  /** How long a composite controller stopped for a changed or deleted XRD may finish in-flight reconciles. */
   stopDeadlineMs?: number;
-}
-
-interface Running {
-  controller: RunningComposite;
-  generation: number | undefined;
-  xrd: FollowedXrd;
 }
 
 /**
  * The XRD side of a replica that does not run the cluster-wide controllers (--shard-index other than 0): one
  * composite controller per XRD, started and restarted by what the cluster-wide replica's XRD controller reports in
  * the XRD's Established condition. It writes nothing: no CRD, no XRD status, no finalizer (neither defined nor offered),
- * no RBAC, so that work is never done twice. It starts composite controllers as the XRD controller does
- * (compositeInputFor).
+ * no RBAC, so that work is never done twice. It starts and stops composite controllers with the XRD controller's
+ * routine (RunningControllers).
  */
-export class ShardFollower {
+export class ShardFollower implements Lifecycle {
   readonly name = CONTROLLER_NAME;
   private readonly queue: ReconcileQueue;
-  private readonly running = new Map<string, Running>();
+  private readonly running: RunningControllers;
   private lease: InformerLease | undefined;
 
   constructor(private readonly options: ShardFollowerOptions) {
@@ -72,77 +67,42 @@ export class ShardFollower {
       // One at a time: starts and stops of one XRD's controller must not overlap.
       workers: 1,
       ratePerSecond: options.maxReconcileRate,
-      reconcile: (key) => this.reconcile(key),
+      reconcile: (key, signal) => this.reconcile(key, signal),
+    });
+    this.running = new RunningControllers({
+      newComposite: options.newComposite,
+      cached: (key) => this.lease?.informer.store.get(key) as FollowedXrd | undefined,
+      metrics: options.metrics,
+      logger: options.logger,
+      stopDeadlineMs: options.stopDeadlineMs ?? 30_000,
+      role: 'shard follower',
     });
   }
 
   /** Names of the composite controllers running now. */
   controllers(): string[] {
-    return [...this.running.values()].map((r) => r.controller.name);
+    return this.running.names();
   }
 
   async start(): Promise<void> {
     this.lease = await watchXrds(this.options.informers, this.queue);
-    this.queue.start();
+    await this.queue.start();
   }
 
-  async stop(deadlineMs: number): Promise<void> {
-    await this.queue.shutdown(deadlineMs);
-    await Promise.all([...this.running.values()].map((r) => r.controller.stop(deadlineMs)));
-    this.running.clear();
+  async stop(deadline: AbortSignal): Promise<void> {
+    await this.queue.stop(deadline);
+    await this.running.stopAll(deadline);
     await this.lease?.release();
   }
 
-  private async reconcile(key: string): Promise<ReconcileResult> {
+  private async reconcile(key: string, signal: AbortSignal): Promise<ReconcileResult> {
     const xrd = this.lease?.informer.store.get(key) as FollowedXrd | undefined;
     const running = this.running.get(key);
     const action = followAction(xrd, running);
     if (action === 'keep' && running && xrd) running.xrd = xrd;
-    if (action === 'stop') await this.stopComposite(key);
-    if (action === 'start' && xrd) {
-      await this.stopComposite(key);
-      await this.startComposite(key, xrd);
-    }
+    if (action === 'stop') await this.running.stop(key, signal);
+    // A start that fails released what it took; the queue retries it with backoff.
+    if (action === 'start' && xrd) await this.running.startComposite(key, xrd, signal);
     return {};
-  }
-
-  private async startComposite(key: string, xrd: FollowedXrd): Promise<void> {
-    const entry: Running = {
-      xrd,
-      generation: xrd.metadata.generation,
-      controller: this.options.newComposite(
-        compositeInputFor(
-          xrd,
-          () => entry.xrd,
-          () => this.restartDue(key, entry),
-        ),
-      ),
-    };
-    try {
-      await entry.controller.start();
-    } catch (err) {
-      // Half started (the XR kind not served yet, say): release what it holds; the queue retries with backoff.
-      await entry.controller.stop(0).catch(() => undefined);
-      throw err;
-    }
-    this.running.set(key, entry);
-    this.options.metrics.engine.controllersStarted.inc({ controller: entry.controller.name });
-    this.options.logger.info({ controller: entry.controller.name }, 'started composite controller (shard follower)');
-  }
-
-  /** As in the XRD controller: a newer cached generation pauses reconciles until the restart; deletion does not. */
-  private restartDue(key: string, entry: Running): boolean {
-    const cached = this.lease?.informer.store.get(key);
-    if (!cached || cached.metadata.deletionTimestamp !== undefined) return false;
-    return cached.metadata.generation !== entry.generation;
-  }
-
-  private async stopComposite(key: string): Promise<void> {
-    const running = this.running.get(key);
-    if (!running) return;
-    this.running.delete(key);
-    await running.controller.stop(this.options.stopDeadlineMs ?? 30_000);
-    this.options.metrics.engine.controllersStopped.inc({ controller: running.controller.name });
-    this.options.logger.info({ controller: running.controller.name }, 'stopped composite controller (shard follower)');
   }
 }

@@ -14,7 +14,7 @@ export function xrdQueue(options: {
   logger: Logger;
   workers: number;
   ratePerSecond: number;
-  reconcile: (key: string) => Promise<ReconcileResult>;
+  reconcile: (key: string, signal: AbortSignal) => Promise<ReconcileResult>;
 }): ReconcileQueue {
   const { name, logger } = options;
   return new ReconcileQueue({

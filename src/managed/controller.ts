@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { OwnWrites } from '../circuitbreaker/index.js';
 import { effectivePollInterval, failureMessage, restartDelayMs } from '../composite/index.js';
 import { isConflict, type EventSink, type KubeClient } from '../kube/index.js';
+import type { Lifecycle } from '../lifecycle/index.js';
 import type { Metrics } from '../metrics/index.js';
 import { ReconcileQueue } from '../queue/index.js';
 import { objectKey, type InformerLease, type InformerRegistry, type WatchEvent } from '../watch/index.js';
@@ -53,9 +54,9 @@ export function managedControllerName(plural: string, apiVersion: string): strin
  *   provider: 'example', connector, client, informers, events, metrics, logger, settings,
  * });
  * await controller.start();
- * await controller.stop(30_000);
+ * await controller.stop(AbortSignal.timeout(30_000));
  */
-export class ManagedController<T extends ManagedResource = ManagedResource> {
+export class ManagedController<T extends ManagedResource = ManagedResource> implements Lifecycle {
   /** managed/<plural>.<group>. */
   readonly name: string;
   private readonly ownWrites = new OwnWrites();
@@ -114,14 +115,14 @@ export class ManagedController<T extends ManagedResource = ManagedResource> {
     // A shared informer may have synced before we subscribed; its objects then never arrive as events.
     if (informer.hasSynced) for (const object of informer.store.list().filter(owns)) this.enqueueInitial(object);
     await informer.waitForSync();
-    this.queue.start();
+    await this.queue.start();
   }
 
-  /** Stops taking work, waits for in-flight reconciles up to `deadlineMs`, and releases the informer. */
-  async stop(deadlineMs: number): Promise<void> {
+  /** Stops taking work, waits for in-flight reconciles until `deadline` aborts, and releases the informer. */
+  async stop(deadline: AbortSignal): Promise<void> {
     this.subscription?.unsubscribe();
     this.subscription = undefined;
-    await this.queue.shutdown(deadlineMs);
+    await this.queue.stop(deadline);
     await this.lease?.release();
     this.lease = undefined;
   }

@@ -8,7 +8,7 @@ import { runInNewContext } from 'node:vm';
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import type { Counter } from 'prom-client';
 import type { Logger } from './logger.js';
-import type { Runnable } from './runnable.js';
+import type { Runnable } from '../lifecycle/index.js';
 
 const MIB = 1024 * 1024;
 

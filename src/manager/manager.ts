@@ -1,12 +1,13 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { CustomResourceDefinition } from '../apis/index.js';
+import type { Clock } from '../base/index.js';
 import { ClientRateLimiter, clientRateFor, ensureCrds, KubeClient, waitForApiServer } from '../kube/index.js';
+import { deadlineAfter, type Runnable } from '../lifecycle/index.js';
 import type { Metrics } from '../metrics/index.js';
 import { listen, type RunningServer } from './httpServer.js';
-import { LeaderElector } from './leaderElection.js';
+import { LeaderElector, type LeaderElectionOptions } from './leaderElection.js';
 import type { Logger } from './logger.js';
 import { Probes } from './probes.js';
-import type { Runnable } from './runnable.js';
 
 /** The flags the manager itself uses; the CLI's full config satisfies it. */
 export interface ManagerConfig {
@@ -41,7 +42,16 @@ export interface ManagerOptions {
     renewDeadlineMs: number;
     retryPeriodMs: number;
   };
+  /** Connects to the API server; by default from kubeConfig(), rate-limited, once it answers. Tests pass a fake. */
+  connect?: (signal: AbortSignal) => Promise<KubeClient>;
+  /** Builds the leader elector; a LeaderElector by default. Tests pass one that loses its lease on cue. */
+  newElector?: (options: LeaderElectionOptions) => Elector;
+  /** The clock of the shutdown deadline; the system clock by default. */
+  clock?: Clock;
 }
+
+/** What the manager needs of a leader elector; LeaderElector is one. */
+export type Elector = Pick<LeaderElector, 'isLeader' | 'acquire' | 'keepRenewing' | 'release'>;
 
 /** This process stopped leading (it could not renew the lease); it stopped its controllers and must exit. */
 export class LeadershipLostError extends Error {
@@ -88,10 +98,10 @@ export class Manager {
     this.probes.require(READY_CHECKS.controllers);
     const runnables: Runnable[] = [];
     const lost = new AbortController();
-    let elector: LeaderElector | undefined;
+    let elector: Elector | undefined;
     try {
       await this.startServers();
-      const client = await this.connect(signal);
+      const client = await (this.options.connect ?? ((s: AbortSignal) => this.connect(s)))(signal);
       if (this.options.config.installCrds) await this.installCrds(client, signal);
       elector = await this.lead(client, signal, lost);
       if (signal.aborted) return;
@@ -106,11 +116,7 @@ export class Manager {
       await waitForAbort(AbortSignal.any([signal, lost.signal]));
       if (lost.signal.aborted) throw new LeadershipLostError(String(lost.signal.reason));
     } finally {
-      // A leader that lost its lease must stop before the lease expires for a standby: no long graceful wait.
-      const election = this.options.leaderElection;
-      const lostDeadlineMs =
-        election && lost.signal.aborted ? (election.leaseDurationMs - election.renewDeadlineMs) / 2 : undefined;
-      await this.shutdown(runnables, lostDeadlineMs);
+      await this.shutdown(runnables, this.stopDeadline(lost.signal.aborted));
       lost.abort('stopped');
       await elector?.release();
       await Promise.all(this.servers.map((server) => server.close()));
@@ -122,15 +128,12 @@ export class Manager {
    * With leader election, waits until this process holds the lease (a standby counts as ready: it is healthy and
    * waiting) and keeps renewing it; `lost` aborts when a renewal deadline passes.
    */
-  private async lead(
-    client: KubeClient,
-    signal: AbortSignal,
-    lost: AbortController,
-  ): Promise<LeaderElector | undefined> {
+  private async lead(client: KubeClient, signal: AbortSignal, lost: AbortController): Promise<Elector | undefined> {
     const settings = this.options.leaderElection;
     if (!settings) return undefined;
     const { log } = this.options;
-    const elector = new LeaderElector({ client, ...settings, log });
+    const newElector = this.options.newElector ?? ((options: LeaderElectionOptions) => new LeaderElector(options));
+    const elector = newElector({ client, ...settings, log });
     await elector.acquire(signal, () => {
       this.probes.set(READY_CHECKS.controllers, true);
     });
@@ -210,10 +213,21 @@ export class Manager {
     }
   }
 
-  private async shutdown(runnables: readonly Runnable[], deadlineMs?: number): Promise<void> {
-    const { log, config } = this.options;
+  /**
+   * The one deadline of a shutdown, passed to every runnable and by each to every part below it: the graceful
+   * timeout, or after a lost lease half the gap between lease duration and renew deadline. The lease is lost once
+   * renewals failed for the renew deadline, so a standby may take over one gap later: every reconcile still in
+   * flight is aborted well before that.
+   */
+  private stopDeadline(leaseLost: boolean): AbortSignal {
+    const { config, leaderElection: election, clock } = this.options;
+    const lostMs = election && leaseLost ? (election.leaseDurationMs - election.renewDeadlineMs) / 2 : Infinity;
+    return deadlineAfter(Math.min(lostMs, config.gracefulShutdownTimeoutMs), clock);
+  }
+
+  private async shutdown(runnables: readonly Runnable[], deadline: AbortSignal): Promise<void> {
+    const { log } = this.options;
     this.probes.set(READY_CHECKS.controllers, false);
-    const deadline = AbortSignal.timeout(Math.min(deadlineMs ?? Infinity, config.gracefulShutdownTimeoutMs));
     for (const runnable of [...runnables].reverse()) {
       try {
         await runnable.stop(deadline);

@@ -1,4 +1,5 @@
 import { systemClock, type Backoff, type Clock, type Timer } from '../base/index.js';
+import type { Lifecycle } from '../lifecycle/index.js';
 import { queueMetrics, type Metrics, type QueueMetrics, type QueueReadings } from '../metrics/index.js';
 import { DedupingQueue } from './dedupingQueue.js';
 import { DelayedKeys } from './delayedKeys.js';
@@ -54,11 +55,11 @@ interface InFlight {
  * @example
  * const queue = new ReconcileQueue({ name: 'composite/xbuckets.example.org', reconcile, metrics, workers: 10,
  *   ratePerSecond: 10, isConflict: (e) => e instanceof ConflictError });
- * queue.start();
+ * await queue.start();
  * queue.add('default/my-bucket');
- * await queue.shutdown(30_000);
+ * await queue.stop(AbortSignal.timeout(30_000));
  */
-export class ReconcileQueue {
+export class ReconcileQueue implements Lifecycle {
   private readonly clock: Clock;
   private readonly line: DedupingQueue;
   private readonly delayed: DelayedKeys;
@@ -74,7 +75,8 @@ export class ReconcileQueue {
   private started = false;
   private stopped = false;
   private drained: (() => void) | undefined;
-  private shuttingDown: Promise<ShutdownResult> | undefined;
+  private stopping: Promise<ShutdownResult> | undefined;
+  private result: ShutdownResult | undefined;
 
   constructor(private readonly options: ReconcileQueueOptions) {
     if (!(options.workers >= 1)) throw new RangeError(`workers must be at least 1, got ${options.workers}`);
@@ -92,13 +94,14 @@ export class ReconcileQueue {
     this.metrics = queueMetrics(options.metrics, options.name);
   }
 
-  /** Starts the workers and the metric readings. Idempotent. */
-  start(): void {
-    if (this.started || this.stopped) return;
+  /** Starts the workers and the metric readings; resolves at once (a queue has no cache to wait for). Idempotent. */
+  start(): Promise<void> {
+    if (this.started || this.stopped) return Promise.resolve();
     this.started = true;
     this.untrack = this.metrics.track(() => this.readings());
     this.metrics.setMaxConcurrent(this.options.workers);
     this.pump();
+    return Promise.resolve();
   }
 
   /** Asks for `key` to be reconciled. Coalesces with a pending request for the same key. */
@@ -150,21 +153,26 @@ export class ReconcileQueue {
 
   /**
    * Stops taking work: later adds are ignored and keys in line or waiting are dropped (the next leader relists).
-   * Resolves when in-flight reconciles finish or at `deadlineMs`, whichever comes first; at the deadline their
-   * AbortSignals are aborted. Calling it again returns the first call's promise.
+   * Resolves when in-flight reconciles finish or when `deadline` aborts, whichever comes first; at the deadline their
+   * AbortSignals are aborted. Calling it again waits for the first call; `shutdownResult` tells how it ended.
    */
-  shutdown(deadlineMs: number): Promise<ShutdownResult> {
-    this.shuttingDown ??= this.drain(deadlineMs);
-    return this.shuttingDown;
+  async stop(deadline: AbortSignal): Promise<void> {
+    this.stopping ??= this.drain(deadline);
+    this.result = await this.stopping;
   }
 
-  private async drain(deadlineMs: number): Promise<ShutdownResult> {
+  /** Once `stop` resolved: whether the reconciles in flight finished, and the keys abandoned at the deadline. */
+  shutdownResult(): ShutdownResult | undefined {
+    return this.result;
+  }
+
+  private async drain(deadline: AbortSignal): Promise<ShutdownResult> {
     this.stopped = true;
     this.line.clear();
     this.delayed.clear();
     this.tokenTimer?.cancel();
     this.tokenTimer = undefined;
-    let deadline: Timer | undefined;
+    let onDeadline: (() => void) | undefined;
     const finished = await new Promise<boolean>((resolve) => {
       if (this.inFlight.size === 0) {
         resolve(true);
@@ -173,11 +181,13 @@ export class ReconcileQueue {
       this.drained = () => {
         resolve(true);
       };
-      deadline = this.clock.setTimer(() => {
+      onDeadline = () => {
         resolve(false);
-      }, deadlineMs);
+      };
+      if (deadline.aborted) onDeadline();
+      else deadline.addEventListener('abort', onDeadline, { once: true });
     });
-    deadline?.cancel();
+    if (onDeadline) deadline.removeEventListener('abort', onDeadline);
     this.drained = undefined;
     const abandoned = [...this.inFlight.keys()];
     for (const { abort } of this.inFlight.values()) abort.abort(new Error('work queue shut down'));

@@ -2,6 +2,7 @@ import { Subject, type Observable } from 'rxjs';
 import type { Logger } from 'pino';
 import { backoffDelay, errorMessage, type Backoff } from '../base/index.js';
 import type { KubeObject } from '../kube/index.js';
+import type { Lifecycle } from '../lifecycle/index.js';
 import { objectKey, resourceVersionOf, type WatchEvent } from './events.js';
 import type { ListerWatcher, RawEventType, WatchHandle } from './listerWatcher.js';
 import { ObjectStore } from './store.js';
@@ -39,7 +40,7 @@ type WatchEnd =
  * its deadline (a connection that died without a word), rewatches from the last resourceVersion. Events go out on
  * one hot Observable; a subscriber that throws does not end it (RxJS reports the error, see logSubscriberErrors).
  */
-export class Informer<T extends KubeObject = KubeObject> {
+export class Informer<T extends KubeObject = KubeObject> implements Lifecycle {
   readonly store = new ObjectStore<T>();
   private readonly subject = new Subject<WatchEvent<T>>();
   private readonly abort = new AbortController();
@@ -75,14 +76,19 @@ export class Informer<T extends KubeObject = KubeObject> {
     return this.syncedPromise;
   }
 
-  start(): void {
-    if (this.loop || this.isStopped()) return;
+  /**
+   * Starts listing and watching; resolves as `waitForSync` does. The watch runs until `stop`, whatever happens to
+   * the returned promise, so a caller that hands the informer out before it syncs need not wait for it.
+   */
+  start(): Promise<void> {
+    if (this.loop || this.isStopped()) return this.syncedPromise;
     this.loop = this.run();
     if (this.options.syncIntervalMs > 0) {
       this.stopResync = this.timers.every(this.options.syncIntervalMs, () => {
         this.resync();
       });
     }
+    return this.syncedPromise;
   }
 
   /** Stops the watch, frees the cache and completes the event stream. Safe to call more than once. */

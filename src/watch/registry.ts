@@ -2,6 +2,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { EngineMetrics } from '../metrics/index.js';
 import type { Discovery, KubeClient, KubeObject, ResourceInfo } from '../kube/index.js';
+import type { Lifecycle } from '../lifecycle/index.js';
 import { Informer } from './informer.js';
 import { KubeListerWatcher, type ListerWatcher } from './listerWatcher.js';
 import type { InformerTimers } from './timers.js';
@@ -46,7 +47,7 @@ interface Entry {
  * Shared informers per apiVersion/kind, reference-counted: the first acquire starts the watch, later ones reuse it,
  * and the last release stops it and frees its cache (upstream Crossplane never stops a composed kind's informer).
  */
-export class InformerRegistry {
+export class InformerRegistry implements Lifecycle {
   private readonly entries = new Map<string, Entry>();
 
   constructor(private readonly options: InformerRegistryOptions) {}
@@ -60,7 +61,7 @@ export class InformerRegistry {
     const key = `${apiVersion}/${kind}`;
     let entry = this.entries.get(key);
     if (!entry) {
-      entry = { refs: 0, started: this.start(apiVersion, kind) };
+      entry = { refs: 0, started: this.startInformer(apiVersion, kind) };
       this.entries.set(key, entry);
     }
     entry.refs++;
@@ -89,8 +90,13 @@ export class InformerRegistry {
     };
   }
 
-  /** Stops every informer, whatever its references (shutdown). */
-  async stopAll(): Promise<void> {
+  /** Nothing to start: an informer starts with the first lease of its kind. */
+  start(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** Stops every informer, whatever its references (shutdown); they stop at once, so there is no deadline to keep. */
+  async stop(): Promise<void> {
     const entries = [...this.entries];
     this.entries.clear();
     await Promise.all(
@@ -102,7 +108,10 @@ export class InformerRegistry {
     );
   }
 
-  private async start(apiVersion: string, kind: string): Promise<{ informer: Informer; resource: ResourceInfo }> {
+  private async startInformer(
+    apiVersion: string,
+    kind: string,
+  ): Promise<{ informer: Informer; resource: ResourceInfo }> {
     const { client, kubeConfig, discovery, logger } = this.options;
     const resource = await discovery.resolve(apiVersion, kind);
     const base = new KubeListerWatcher(client, kubeConfig, {
@@ -121,7 +130,8 @@ export class InformerRegistry {
       timers: this.options.timers,
       silenceTimeoutMs: this.options.watchSilenceTimeoutMs,
     });
-    informer.start();
+    // Not waited for: the lease is handed out before the first list, whose objects its holder then sees as adds.
+    void informer.start();
     this.options.metrics?.watchesStarted.inc({ type: watchType(apiVersion, kind) });
     return { informer, resource };
   }

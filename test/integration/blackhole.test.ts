@@ -81,7 +81,7 @@ describe('silently dead connections (integration)', function () {
       expect(watches, 'a new watch replaced the dead one').to.be.greaterThan(watchesBefore);
       expect(lease.informer.relists, 'resumed from its resourceVersion, no relist').to.equal(1);
     } finally {
-      await registry.stopAll();
+      await registry.stop();
     }
   });
 

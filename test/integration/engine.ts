@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { loadCrds } from '../../src/apis/index.js';
-import { Engine } from '../../src/cli/engine.js';
+import { createEngine, type Engine } from '../../src/engine/index.js';
 import { flagDefaults, type StartConfig } from '../../src/cli/flags.js';
 import { CONTENT_TYPE, Discovery, ensureCrds, isNotFound, KubeClient, type KubeObject } from '../../src/kube/index.js';
 import { createMetrics, type Metrics } from '../../src/metrics/index.js';
@@ -36,8 +36,8 @@ export async function startEngine(overrides: Partial<StartConfig> = {}): Promise
     metrics.restClientRequests.inc({ method, code });
   });
   await ensureCrds(client, await loadCrds(), { timeoutMs: 30_000 });
-  const engine = new Engine({ client, config, metrics, log: pino({ level: process.env.ENGINE_LOG ?? 'silent' }) });
-  await engine.start();
+  const engine = createEngine({ client, config, metrics, log: pino({ level: process.env.ENGINE_LOG ?? 'silent' }) });
+  await engine.start(new AbortController().signal);
   const sum = async (
     name: string,
     match: (labels: Partial<Record<string, string | number>>) => boolean,

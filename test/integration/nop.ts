@@ -77,9 +77,9 @@ export async function startNop(
     metrics,
     client,
     stop: async () => {
-      await provider.stop(5_000);
+      await provider.stop(AbortSignal.timeout(5_000));
       await events.flush();
-      await informers.stopAll();
+      await informers.stop();
     },
     externalCalls: (operation) =>
       sum(

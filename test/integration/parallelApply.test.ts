@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import pino from 'pino';
 import { loadCrds } from '../../src/apis/index.js';
-import { Engine } from '../../src/cli/engine.js';
+import { createEngine } from '../../src/engine/index.js';
 import { flagDefaults, type StartConfig } from '../../src/cli/flags.js';
 import { ensureCrds, KubeClient, type KubeObject, type RequestOptions, type Verb } from '../../src/kube/index.js';
 import { createMetrics } from '../../src/metrics/index.js';
@@ -93,8 +93,8 @@ async function startMeteredEngine(meter: Meter, maxConcurrentApplies: number): P
   const client = new MeteredClient(controlPlane().kubeConfig, meter);
   await ensureCrds(client, await loadCrds(), { timeoutMs: 30_000 });
   const metrics = createMetrics({ processMetrics: false });
-  const engine = new Engine({ client, config, metrics, log: pino({ level: process.env.ENGINE_LOG ?? 'silent' }) });
-  await engine.start();
+  const engine = createEngine({ client, config, metrics, log: pino({ level: process.env.ENGINE_LOG ?? 'silent' }) });
+  await engine.start(new AbortController().signal);
   return { stop: () => engine.stop(AbortSignal.timeout(5_000)) };
 }
 

@@ -95,7 +95,7 @@ describe('watch layer (integration)', function () {
       expect(lease.informer.store.get('watch-basic/one')).to.equal(undefined);
     } finally {
       subscription.unsubscribe();
-      await registry.stopAll();
+      await registry.stop();
     }
   });
 
@@ -121,7 +121,7 @@ describe('watch layer (integration)', function () {
       });
       expect(lease.informer.relists).to.equal(1);
     } finally {
-      await registry.stopAll();
+      await registry.stop();
     }
   });
 });
@@ -205,7 +205,7 @@ describe('watch layer on its own control plane (integration)', function () {
         Promise.resolve(lease.informer.store.get('watch-gone/made-after') ? true : undefined),
       );
     } finally {
-      await registry.stopAll();
+      await registry.stop();
     }
   });
 
@@ -261,7 +261,7 @@ describe('watch layer on its own control plane (integration)', function () {
       expect(seen).to.include('delete remove {"v":"1"}');
       expect(seen).to.include('add new {"v":"1"}');
     } finally {
-      await registry.stopAll();
+      await registry.stop();
     }
   });
 });

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { crdsDir, loadCrds, type CustomResourceDefinition } from '../../apis/index.js';
 import { ensureCrds, getIfExists, KindNotServedError, type EventSink, type KubeClient } from '../../kube/index.js';
+import type { Lifecycle } from '../../lifecycle/index.js';
 import type { Metrics } from '../../metrics/index.js';
 import type { InformerRegistry } from '../../watch/index.js';
 import { ManagedController, type ManagedControllerSettings } from '../controller.js';
@@ -39,9 +40,9 @@ export interface NopProviderOptions {
  * const nop = new NopProvider({ client, informers, events, metrics, logger, settings, installCrd: true });
  * await nop.start();
  * nop.system.get('default/my-nop'); // what the "external system" holds; '/my-nop' for a cluster-scoped one
- * await nop.stop(30_000);
+ * await nop.stop(AbortSignal.timeout(30_000));
  */
-export class NopProvider {
+export class NopProvider implements Lifecycle {
   readonly name = 'nop-provider';
   readonly system: NopExternalSystem;
   /** One per kind, in NOP_TYPES order, whether started or not. */
@@ -99,10 +100,10 @@ export class NopProvider {
     }
   }
 
-  async stop(deadlineMs: number): Promise<void> {
+  async stop(deadline: AbortSignal): Promise<void> {
     const running = this.running;
     this.running = [];
-    await Promise.all(running.map((controller) => controller.stop(deadlineMs)));
+    await Promise.all(running.map((controller) => controller.stop(deadline)));
   }
 
   /** True, with a warning, when a Crossplane package (the real provider-nop) owns the kind's CRD. */

@@ -95,7 +95,7 @@ describe('managed/nop provider', () => {
       NOP_TYPES.map((type) => managedControllerName(type.plural, type.apiVersion)),
     );
     expect(informers.acquired).to.deep.equal([NOP_TYPE.apiVersion, PROVIDER_NOP_TYPE.apiVersion]);
-    await nop.stop(1_000);
+    await nop.stop(AbortSignal.timeout(1_000));
     expect(informers.released.sort()).to.deep.equal([...informers.acquired].sort());
     expect(nop.started()).to.deep.equal([]);
   });
@@ -116,6 +116,6 @@ describe('managed/nop provider', () => {
       managedControllerName(NOP_TYPE.plural, NOP_TYPE.apiVersion),
     ]);
     expect(informers.acquired).to.deep.equal([NOP_TYPE.apiVersion]);
-    await nop.stop(1_000);
+    await nop.stop(AbortSignal.timeout(1_000));
   });
 });

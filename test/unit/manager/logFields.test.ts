@@ -75,7 +75,7 @@ async function informerRelists(log: ReturnType<typeof createLogger>): Promise<vo
   await settle();
   fake.current.callbacks.onEvent('ERROR', { kind: 'Status', code: 410, reason: 'Expired' });
   await settle();
-  await registry.stopAll();
+  await registry.stop();
 }
 
 /** The nop provider finds a Crossplane package serving one of its kinds, which it logs and leaves alone. */
@@ -126,7 +126,7 @@ async function nopProviderDefers(log: ReturnType<typeof createLogger>): Promise<
     installCrd: false,
   });
   await nop.start();
-  await nop.stop(1_000);
+  await nop.stop(AbortSignal.timeout(1_000));
 }
 
 describe('manager/log lines', () => {

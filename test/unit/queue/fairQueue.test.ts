@@ -52,7 +52,7 @@ describe('queue/ReconcileQueue fairness (--fair-queue)', () => {
     for (const [mode, fairness] of Object.entries(MODES)) {
       // No rate limit in the way: this is about the order of the line alone.
       const { queue, calls } = queueOf({ fairness, ratePerSecond: 1e6 });
-      queue.start();
+      void queue.start();
       for (const key of NOISY) queue.add(key);
       queue.add('quiet/xr');
       await settle();
@@ -69,7 +69,7 @@ describe('queue/ReconcileQueue fairness (--fair-queue)', () => {
     const at: Record<string, number | undefined> = {};
     for (const [mode, fairness] of Object.entries(MODES)) {
       const { queue, clock, calls } = queueOf({ fairness, ratePerSecond: 10 });
-      queue.start();
+      void queue.start();
       for (const key of NOISY) queue.add(key);
       await advance(clock, 1_000);
       queue.add('quiet/xr');
@@ -93,7 +93,7 @@ describe('queue/ReconcileQueue fairness (--fair-queue)', () => {
     });
     for (let i = 0; i < 300; i++) queue.add(`prod/xr-${i}`);
     for (let i = 0; i < 300; i++) queue.add(`dev/xr-${i}`);
-    queue.start();
+    void queue.start();
     await settle();
     const first = calls.slice(0, 200).map((c) => c.key.split('/')[0]);
     expect(first.filter((ns) => ns === 'prod')).to.have.length(150);
@@ -112,7 +112,7 @@ describe('queue/ReconcileQueue fairness (--fair-queue)', () => {
       queue.add('a/2');
       queue.add('b/1');
     }
-    queue.start();
+    void queue.start();
     await settle();
     // Nine adds, three keys: three adds counted; namespace b's turn comes before a's second key.
     expect(calls.map((c) => c.key)).to.deep.equal(['a/1', 'b/1']);
@@ -140,7 +140,7 @@ describe('queue/ReconcileQueue fairness (--fair-queue)', () => {
       if (key === 'a/failing' && failures-- > 0) return Promise.reject(new Error('boom'));
       return Promise.resolve(key === 'b/polled' ? { requeueAfterMs: 5_000 } : {});
     });
-    queue.start();
+    void queue.start();
     queue.add('a/failing');
     queue.add('b/polled');
     await advance(clock, 11_000);
@@ -149,14 +149,15 @@ describe('queue/ReconcileQueue fairness (--fair-queue)', () => {
     expect(times('b/polled')).to.deep.equal([0, 5_000, 10_000]);
   });
 
-  it('shutdown drops the line of every namespace and disarms the token timer', async () => {
+  it('stop drops the line of every namespace and disarms the token timer', async () => {
     const { queue, clock, calls } = queueOf({ fairness: {}, ratePerSecond: 1, workers: 100 });
-    queue.start();
+    void queue.start();
     for (let i = 0; i < 20; i++) queue.add(`ns-${i % 3}/xr-${i}`);
     await settle();
     expect(calls).to.have.length(10);
     expect(clock.pendingTimers()).to.equal(1);
-    expect(await queue.shutdown(1_000)).to.deep.equal({ drained: true, abandoned: [] });
+    await queue.stop(new AbortController().signal);
+    expect(queue.shutdownResult()).to.deep.equal({ drained: true, abandoned: [] });
     expect(clock.pendingTimers()).to.equal(0);
     expect(queue.stats().depth).to.equal(0);
   });

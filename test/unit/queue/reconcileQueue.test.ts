@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createMetrics, type Metrics } from '../../../src/metrics/index.js';
 import { ManualClock } from '../../../src/base/index.js';
+import { deadlineAfter } from '../../../src/lifecycle/index.js';
 import {
   ReconcileQueue,
   type FairLineOptions,
@@ -112,7 +113,7 @@ for (const [mode, fairness] of Object.entries(MODES)) {
       const { queue, metrics } = harness(clock, r.reconcile, {});
       for (let i = 0; i < 5; i++) queue.add('ns/a');
       queue.add('ns/b');
-      queue.start();
+      void queue.start();
       await settle();
       expect(r.keys()).to.deep.equal(['ns/a', 'ns/b']);
       expect(await metricValue(metrics.registry, 'workqueue_adds_total', { name: NAME })).to.equal(2);
@@ -125,7 +126,7 @@ for (const [mode, fairness] of Object.entries(MODES)) {
       const clock = new ManualClock();
       const r = new ManualReconciler(clock);
       const { queue } = harness(clock, r.reconcile, { workers: 4 });
-      queue.start();
+      void queue.start();
       queue.add('ns/a');
       await settle();
       queue.add('ns/a');
@@ -146,7 +147,7 @@ for (const [mode, fairness] of Object.entries(MODES)) {
       const clock = new ManualClock();
       const r = new ManualReconciler(clock);
       const { queue } = harness(clock, r.reconcile, { workers: 2 });
-      queue.start();
+      void queue.start();
       for (const k of ['a', 'b', 'c', 'd']) queue.add(k);
       await settle();
       expect(r.keys()).to.deep.equal(['a', 'b']);
@@ -164,7 +165,7 @@ for (const [mode, fairness] of Object.entries(MODES)) {
         attempts.push(clock.now());
         return failing ? Promise.reject(new Error('boom')) : Promise.resolve({});
       });
-      queue.start();
+      void queue.start();
       queue.add('ns/a');
       await advance(clock, 16_000);
       expect(attempts).to.deep.equal([0, 1_000, 3_000, 7_000, 15_000]);
@@ -195,7 +196,7 @@ for (const [mode, fairness] of Object.entries(MODES)) {
         attempts.push(clock.now());
         return Promise.reject(new Error('boom'));
       });
-      queue.start();
+      void queue.start();
       queue.add('ns/a');
       await advance(clock, 400_000, 1_000);
       const gaps = attempts.slice(1).map((t, i) => t - (attempts[i] ?? 0));
@@ -206,7 +207,7 @@ for (const [mode, fairness] of Object.entries(MODES)) {
       const clock = new ManualClock();
       const r = new ManualReconciler(clock);
       const { queue, errors, metrics } = harness(clock, r.reconcile, {});
-      queue.start();
+      void queue.start();
       queue.add('ns/a');
       await settle();
       r.fail('ns/a', new ConflictError('stale'));
@@ -223,7 +224,7 @@ for (const [mode, fairness] of Object.entries(MODES)) {
       const clock = new ManualClock();
       const r = new ManualReconciler(clock);
       const { queue, metrics } = harness(clock, r.reconcile, {});
-      queue.start();
+      void queue.start();
       queue.add('ns/a');
       await settle();
       r.finish('ns/a', { requeueAfterMs: 5_000 });
@@ -251,7 +252,7 @@ for (const [mode, fairness] of Object.entries(MODES)) {
       const clock = new ManualClock();
       const r = new ManualReconciler(clock);
       const { queue } = harness(clock, r.reconcile, {});
-      queue.start();
+      void queue.start();
       queue.add('ns/a');
       await settle();
       let expedite: () => void = () => undefined;
@@ -298,7 +299,7 @@ for (const [mode, fairness] of Object.entries(MODES)) {
         },
         { workers: 1_000, ratePerSecond: 10 },
       );
-      queue.start();
+      void queue.start();
       for (let i = 0; i < 1_000; i++) queue.add(`ns/k${i}`);
       await settle();
       expect(started).to.have.length(100);
@@ -322,7 +323,7 @@ for (const [mode, fairness] of Object.entries(MODES)) {
         },
         { workers: 1_000, ratePerSecond: 1 },
       );
-      queue.start();
+      void queue.start();
       for (let i = 0; i < 10; i++) queue.add(`ns/k${i}`);
       await settle();
       expect(started).to.have.length(10);
@@ -340,7 +341,7 @@ for (const [mode, fairness] of Object.entries(MODES)) {
       queue.add('ns/c');
       expect(await metricValue(metrics.registry, 'workqueue_depth', { name: NAME })).to.equal(undefined);
       clock.advance(2_000);
-      queue.start();
+      void queue.start();
       await settle();
       clock.advance(3_000);
       const reg = metrics.registry;
@@ -355,17 +356,17 @@ for (const [mode, fairness] of Object.entries(MODES)) {
       expect(await metricValue(reg, 'workqueue_depth', { name: NAME })).to.equal(1);
     });
 
-    it('shutdown stops taking work and resolves when in-flight reconciles finish', async () => {
+    it('stop stops taking work and resolves when in-flight reconciles finish', async () => {
       const clock = new ManualClock();
       const r = new ManualReconciler(clock);
       const { queue } = harness(clock, r.reconcile, { workers: 1 });
-      queue.start();
+      void queue.start();
       queue.add('ns/a');
       queue.add('ns/b');
       queue.addAfter('ns/c', 1_000);
       await settle();
       let result: unknown;
-      const done = queue.shutdown(30_000).then((x) => (result = x));
+      const done = queue.stop(new AbortController().signal).then(() => (result = queue.shutdownResult()));
       queue.add('ns/d');
       await settle();
       expect(result).to.equal(undefined);
@@ -377,21 +378,22 @@ for (const [mode, fairness] of Object.entries(MODES)) {
       expect(clock.pendingTimers()).to.equal(0);
     });
 
-    it('shutdown gives up at the deadline and aborts what is still running', async () => {
+    it('stop gives up when the deadline aborts and aborts what is still running', async () => {
       const clock = new ManualClock();
       const r = new ManualReconciler(clock);
       const { queue, metrics } = harness(clock, r.reconcile, { workers: 2 });
-      queue.start();
+      void queue.start();
       queue.add('ns/a');
       queue.add('ns/b');
       await settle();
       r.finish('ns/b');
       await settle();
-      const done = queue.shutdown(30_000);
+      const done = queue.stop(deadlineAfter(30_000, clock));
       await advance(clock, 29_000, 1_000);
       expect(r.signals[0]?.aborted).to.be.false;
       clock.advance(1_000);
-      expect(await done).to.deep.equal({ drained: false, abandoned: ['ns/a'] });
+      await done;
+      expect(queue.shutdownResult()).to.deep.equal({ drained: false, abandoned: ['ns/a'] });
       expect(r.signals[0]?.aborted).to.be.true;
       expect(await metricValue(metrics.registry, 'workqueue_depth', { name: NAME })).to.equal(undefined);
     });
@@ -403,12 +405,11 @@ for (const [mode, fairness] of Object.entries(MODES)) {
       expect(() => new ReconcileQueue({ ...base, workers: 1, ratePerSecond: 0 })).to.throw(RangeError);
     });
 
-    it('shutdown with nothing in flight resolves at once, and repeated calls share the result', async () => {
+    it('stop with nothing in flight resolves at once, and repeated calls share the result', async () => {
       const { queue } = harness(new ManualClock(), () => Promise.resolve({}));
-      queue.start();
-      const first = queue.shutdown(1_000);
-      expect(queue.shutdown(5)).to.equal(first);
-      expect(await first).to.deep.equal({ drained: true, abandoned: [] });
+      void queue.start();
+      await Promise.all([queue.stop(new AbortController().signal), queue.stop(AbortSignal.abort())]);
+      expect(queue.shutdownResult()).to.deep.equal({ drained: true, abandoned: [] });
     });
   });
 }

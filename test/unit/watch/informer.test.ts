@@ -48,7 +48,7 @@ describe('watch/Informer supervision', () => {
   it('lists, syncs, then watches from the list resourceVersion', async () => {
     const { lw, informer, events } = setup();
     lw.listResult = { items: [configMap('a', '5')], resourceVersion: '7' };
-    informer.start();
+    void informer.start();
     await informer.waitForSync();
     await settle();
     expect(informer.hasSynced).to.equal(true);
@@ -59,7 +59,7 @@ describe('watch/Informer supervision', () => {
 
   it('turns watch events into add, update (with the old object) and delete, and tracks the resourceVersion', async () => {
     const { lw, informer, events } = setup();
-    informer.start();
+    void informer.start();
     await settle();
     const { callbacks } = lw.current;
     callbacks.onEvent('ADDED', configMap('a', '2', { v: '1' }));
@@ -87,7 +87,7 @@ describe('watch/Informer supervision', () => {
       return object;
     };
     lw.listResult = { items: [managed('listed', '5')], resourceVersion: '7' };
-    informer.start();
+    void informer.start();
     await informer.waitForSync();
     await settle();
     lw.current.callbacks.onEvent('ADDED', managed('watched', '8'));
@@ -106,7 +106,7 @@ describe('watch/Informer supervision', () => {
   it('relists at once on 410 Gone and emits the difference, including deletions', async () => {
     const { lw, timers, informer, events } = setup();
     lw.listResult = { items: [configMap('a', '1'), configMap('b', '1')], resourceVersion: '1' };
-    informer.start();
+    void informer.start();
     await settle();
     lw.listResult = { items: [configMap('a', '4'), configMap('c', '3')], resourceVersion: '5' };
     lw.current.callbacks.onEvent('ERROR', { kind: 'Status', code: 410, reason: 'Expired' });
@@ -120,7 +120,7 @@ describe('watch/Informer supervision', () => {
 
   it('on any other error relists and rewatches after growing, capped backoff', async () => {
     const { lw, timers, informer } = setup();
-    informer.start();
+    void informer.start();
     await settle();
     lw.listError = new Error('connection refused');
     lw.current.callbacks.onDone(Object.assign(new Error('Internal Server Error'), { statusCode: 500 }));
@@ -138,7 +138,7 @@ describe('watch/Informer supervision', () => {
 
   it('rewatches a silent watch without relisting, and backs off only when closes repeat with no events', async () => {
     const { lw, timers, informer } = setup();
-    informer.start();
+    void informer.start();
     await settle();
     const silent = new Error('The operation was aborted due to timeout');
     silent.name = 'TimeoutError';
@@ -159,7 +159,7 @@ describe('watch/Informer supervision', () => {
     // FakeTimers.random() returns 1: every watch asks for timeoutSeconds 20, so its deadline is 20 s + 3 s grace.
     it('asks for timeoutSeconds 20 and rewatches a watch silent for 23 s, without relisting', async () => {
       const { lw, timers, informer } = setup();
-      informer.start();
+      void informer.start();
       await settle();
       expect(lw.current.options?.timeoutSeconds).to.equal(20);
       lw.current.callbacks.onEvent('ADDED', configMap('a', '4'));
@@ -178,7 +178,7 @@ describe('watch/Informer supervision', () => {
 
     it('counts every event, bookmarks included, as life', async () => {
       const { lw, timers, informer } = setup();
-      informer.start();
+      void informer.start();
       await settle();
       timers.advance(20_000);
       lw.current.callbacks.onEvent('BOOKMARK', { metadata: { resourceVersion: '9' } });
@@ -194,7 +194,7 @@ describe('watch/Informer supervision', () => {
 
     it('does not fire once the server has ended the watch on time, and never backs off idle watches', async () => {
       const { lw, timers, informer } = setup();
-      informer.start();
+      void informer.start();
       await settle();
       // An idle watch gets no event before the server ends it (as measured on kube-apiserver v1.37).
       for (let i = 0; i < 5; i++) {
@@ -214,7 +214,7 @@ describe('watch/Informer supervision', () => {
     it('also ends a watch whose response never came, and closes it when it opens late', async () => {
       const { lw, timers, informer, events } = setup();
       lw.connecting = true;
-      informer.start();
+      void informer.start();
       await settle();
       timers.advance(23_000);
       await settle();
@@ -234,7 +234,7 @@ describe('watch/Informer supervision', () => {
     it('stops while a watch is still connecting', async () => {
       const { lw, timers, informer } = setup();
       lw.connecting = true;
-      informer.start();
+      void informer.start();
       await settle();
       await informer.stop();
       lw.current.open();
@@ -255,7 +255,7 @@ describe('watch/Informer supervision', () => {
         timers,
         silenceTimeoutMs: 1_000,
       });
-      informer.start();
+      void informer.start();
       await settle();
       timers.advance(1_000);
       await settle();
@@ -267,7 +267,7 @@ describe('watch/Informer supervision', () => {
   it('marks resync events as such', async () => {
     const { lw, timers, informer, events } = setup();
     lw.listResult = { items: [configMap('a', '1')], resourceVersion: '1' };
-    informer.start();
+    void informer.start();
     await settle();
     timers.tick?.();
     expect(summary(events)).to.deep.equal(['add a@1', 'resync a@1']);
@@ -283,7 +283,7 @@ describe('watch/Informer supervision', () => {
       calls++;
       throw new Error('boom');
     });
-    informer.start();
+    void informer.start();
     await settle();
     lw.current.callbacks.onEvent('ADDED', configMap('a', '2'));
     lw.current.callbacks.onEvent('ADDED', configMap('b', '3'));
@@ -300,7 +300,7 @@ describe('watch/Informer supervision', () => {
     lw.listResult = { items: [configMap('a', '1')], resourceVersion: '1' };
     let completed = false;
     informer.events$.subscribe({ complete: () => (completed = true) });
-    informer.start();
+    void informer.start();
     await settle();
     await informer.stop();
     expect(lw.current.stopped).to.equal(true);

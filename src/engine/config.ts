@@ -1,0 +1,33 @@
+/**
+ * The flags the engine is built from, parsed and validated by the CLI (whose StartConfig satisfies this); nothing
+ * below the engine reads a flag. Durations are in milliseconds.
+ */
+export interface EngineConfig {
+  pollIntervalMs: number;
+  minPollIntervalMs: number;
+  managedPollIntervalMs: number;
+  syncIntervalMs: number;
+  maxReconcileRate: number;
+  maxConcurrentReconciles: number;
+  fairQueue: boolean;
+  maxConcurrentApplies: number;
+  enableRealtimeCompositions: boolean;
+  circuitBreakerBurst: number;
+  circuitBreakerRefillRate: number;
+  circuitBreakerCooldownMs: number;
+  circuitBreakerHalfOpenIntervalMs: number;
+  shardIndex: number;
+  shardCount: number;
+  functionTimeoutMs: number;
+  functionInsecure: boolean;
+  functionTlsDir: string;
+  builtinFunctions: boolean;
+  enableFunctionResponseCache: boolean;
+  xfnCacheMaxTtlMs: number;
+  installCrds: boolean;
+  manageCompositeRbac: boolean;
+  maxCompositionRevisions: number;
+  enableNopProvider: boolean;
+  /** How long a composite controller restarted for a changed XRD may finish its in-flight reconciles. */
+  gracefulShutdownTimeoutMs: number;
+}

@@ -1,0 +1,183 @@
+import type { Logger } from 'pino';
+import { ClaimController } from '../claim/index.js';
+import { CompositeController } from '../composite/index.js';
+import {
+  CompositionRevisionController,
+  DefinitionController,
+  ShardFollower,
+  type ClaimFactoryInput,
+  type CompositeFactoryInput,
+} from '../definition/index.js';
+import type { FunctionRunner } from '../functions/index.js';
+import { Discovery, EventRecorder, type KubeClient } from '../kube/index.js';
+import { NopProvider, type ManagedControllerSettings } from '../managed/index.js';
+import type { Metrics } from '../metrics/index.js';
+import { InformerRegistry, shardFilter } from '../watch/index.js';
+import type { EngineConfig } from './config.js';
+import { Engine } from './engine.js';
+import { FunctionRuntime } from './functionRuntime.js';
+
+export interface EngineOptions {
+  client: KubeClient;
+  config: EngineConfig;
+  metrics: Metrics;
+  log: Logger;
+}
+
+/** What every controller of one engine shares: the client, the caches, the events, the metrics and the log. */
+interface Shared extends EngineOptions {
+  discovery: Discovery;
+  informers: InformerRegistry;
+  events: EventRecorder;
+}
+
+/**
+ * Builds the engine's object graph from the flags: one API discovery, one informer registry and one event recorder
+ * shared by every controller, the function runner stack, and the controllers this shard runs. Nothing starts here.
+ */
+export function createEngine(options: EngineOptions): Engine {
+  const { client, config, metrics, log } = options;
+  const discovery = new Discovery(client);
+  const informers = new InformerRegistry({
+    client,
+    kubeConfig: client.kubeConfig,
+    discovery,
+    logger: log,
+    syncIntervalMs: config.syncIntervalMs,
+    metrics: metrics.engine,
+  });
+  const shared: Shared = { ...options, discovery, informers, events: new EventRecorder({ client, logger: log }) };
+  const functions = new FunctionRuntime({ informers, config, metrics, log });
+  // Sharded (docs/scaling.md), shard 0 also does the cluster-wide work, which must not be done twice.
+  const clusterWide = config.shardIndex === 0;
+  return new Engine({
+    informers,
+    events: shared.events,
+    functions,
+    nop: config.enableNopProvider ? nopProvider(shared) : undefined,
+    revisions: clusterWide ? revisionController(shared) : undefined,
+    definitions: clusterWide
+      ? definitionController(shared, functions.runner())
+      : shardFollower(shared, functions.runner()),
+    log,
+    shard: { index: config.shardIndex, count: config.shardCount },
+  });
+}
+
+/** The managed controllers' settings from the flags: --managed-poll-interval and the shared rate limits. */
+export function managedSettings(config: EngineConfig): ManagedControllerSettings {
+  return {
+    pollIntervalMs: config.managedPollIntervalMs,
+    minPollIntervalMs: config.minPollIntervalMs,
+    syncIntervalMs: config.syncIntervalMs,
+    maxReconcileRate: config.maxReconcileRate,
+    workers: config.maxConcurrentReconciles,
+  };
+}
+
+function revisionController(shared: Shared): CompositionRevisionController {
+  const { client, informers, metrics, log, config } = shared;
+  return new CompositionRevisionController({
+    client,
+    informers,
+    metrics,
+    logger: log,
+    maxReconcileRate: config.maxReconcileRate,
+    maxRevisions: config.maxCompositionRevisions,
+  });
+}
+
+function definitionController(shared: Shared, runner: FunctionRunner): DefinitionController {
+  const { client, informers, events, metrics, log, config } = shared;
+  return new DefinitionController({
+    client,
+    informers,
+    events,
+    metrics,
+    logger: log,
+    maxReconcileRate: config.maxReconcileRate,
+    stopDeadlineMs: config.gracefulShutdownTimeoutMs,
+    manageCompositeRbac: config.manageCompositeRbac,
+    newComposite: compositeFactory(shared, runner),
+    newClaim: claimFactory(shared),
+  });
+}
+
+function shardFollower(shared: Shared, runner: FunctionRunner): ShardFollower {
+  const { informers, metrics, log, config } = shared;
+  return new ShardFollower({
+    informers,
+    metrics,
+    logger: log,
+    maxReconcileRate: config.maxReconcileRate,
+    stopDeadlineMs: config.gracefulShutdownTimeoutMs,
+    newComposite: compositeFactory(shared, runner),
+  });
+}
+
+/** The built-in nop provider on the engine's informers, so a composite controller composing NopResources shares it. */
+function nopProvider(shared: Shared): NopProvider {
+  const { client, informers, events, metrics, log, config } = shared;
+  return new NopProvider({
+    client,
+    informers,
+    events,
+    metrics,
+    logger: log,
+    settings: managedSettings(config),
+    installCrd: config.installCrds,
+    owns: shardFilter({ index: config.shardIndex, count: config.shardCount }),
+  });
+}
+
+/** Builds the composite controller of one XRD, owning only this process's shard of its XRs. */
+function compositeFactory(
+  shared: Shared,
+  runner: FunctionRunner,
+): (input: CompositeFactoryInput) => CompositeController {
+  const { client, discovery, informers, events, metrics, log, config } = shared;
+  const owns = shardFilter({ index: config.shardIndex, count: config.shardCount });
+  return (input) =>
+    new CompositeController({
+      ...input,
+      client,
+      discovery,
+      informers,
+      runner,
+      events,
+      metrics,
+      logger: log,
+      settings: {
+        pollIntervalMs: config.pollIntervalMs,
+        minPollIntervalMs: config.minPollIntervalMs,
+        realtime: config.enableRealtimeCompositions,
+        maxReconcileRate: config.maxReconcileRate,
+        workers: config.maxConcurrentReconciles,
+        fairQueue: config.fairQueue,
+        maxConcurrentApplies: config.maxConcurrentApplies,
+        breaker: {
+          burst: config.circuitBreakerBurst,
+          refillRatePerSecond: config.circuitBreakerRefillRate,
+          cooldownMs: config.circuitBreakerCooldownMs,
+          halfOpenIntervalMs: config.circuitBreakerHalfOpenIntervalMs,
+        },
+      },
+      owns,
+    });
+}
+
+/** Builds the claim controller of an XRD that offers claims. */
+function claimFactory(shared: Shared): (input: ClaimFactoryInput) => ClaimController {
+  const { client, discovery, informers, events, metrics, log, config } = shared;
+  return (input) =>
+    new ClaimController({
+      ...input,
+      client,
+      discovery,
+      informers,
+      events,
+      metrics,
+      logger: log,
+      settings: { workers: config.maxConcurrentReconciles, maxReconcileRate: config.maxReconcileRate },
+    });
+}
