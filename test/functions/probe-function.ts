@@ -29,6 +29,30 @@ interface ProbeInput {
   sleepMs?: number;
   /** Names of ConfigMaps to add to the desired composed resources. */
   resources?: string[];
+  /**
+   * Act as function-environment-configs: require EnvironmentConfigs by name and by labels, and merge their data in
+   * that order into the context key apiextensions.crossplane.io/environment.
+   */
+  environment?: { names?: string[]; matchLabels?: Record<string, string> };
+}
+
+const ENVIRONMENT_KEY = 'apiextensions.crossplane.io/environment';
+const ENVIRONMENT_CONFIG = { apiVersion: 'apiextensions.crossplane.io/v1beta1', kind: 'EnvironmentConfig' };
+
+/** The merged data of the EnvironmentConfigs required so far (an empty environment until they are served). */
+function environmentFor(req: RunFunctionRequest, rsp: ComposeResponse, input: ProbeInput): Record<string, unknown> {
+  const names = input.environment?.names ?? [];
+  names.forEach((name, i) => requireResource(rsp, `env-${i}`, { ...ENVIRONMENT_CONFIG, matchName: name }));
+  const labels = input.environment?.matchLabels;
+  if (labels !== undefined) requireResource(rsp, 'env-selected', { ...ENVIRONMENT_CONFIG, matchLabels: { labels } });
+  const keys = [...names.map((_, i) => `env-${i}`), ...(labels === undefined ? [] : ['env-selected'])];
+  const merged: Record<string, unknown> = {};
+  for (const key of keys) {
+    for (const item of req.requiredResources[key]?.items ?? []) {
+      Object.assign(merged, (item.resource as { data?: Record<string, unknown> } | undefined)?.data ?? {});
+    }
+  }
+  return merged;
 }
 
 let calls = 0;
@@ -68,13 +92,19 @@ function report(rsp: ComposeResponse, input: ProbeInput): void {
   }
 }
 
+function contextFor(req: RunFunctionRequest, rsp: ComposeResponse, input: ProbeInput): Record<string, unknown> {
+  const context: Record<string, unknown> = { ...(req.context ?? {}), ...(input.setContext ?? {}) };
+  if (input.environment !== undefined) context[ENVIRONMENT_KEY] = environmentFor(req, rsp, input);
+  return context;
+}
+
 const compose: ComposeFunction = async (req, rsp) => {
   calls++;
   const input = (req.input ?? {}) as ProbeInput;
   if (input.sleepMs !== undefined) await new Promise((resolve) => setTimeout(resolve, input.sleepMs));
   if (input.ttlSeconds !== undefined)
     rsp.meta = { tag: req.meta?.tag ?? '', ttl: { seconds: input.ttlSeconds, nanos: 0 } };
-  rsp.context = { ...(req.context ?? {}), ...(input.setContext ?? {}) };
+  rsp.context = contextFor(req, rsp, input);
   const composite = rsp.desired.composite?.resource ?? {};
   const status = statusFor(req, rsp, input);
   rsp.desired.composite = { resource: { ...composite, status }, connectionDetails: {}, ready: Ready.READY_UNSPECIFIED };

@@ -59,6 +59,7 @@ const rules = (schema: Schema): string[] => (schema['x-kubernetes-validations'] 
 const COMPOSITIONS = 'compositions.apiextensions.crossplane.io';
 const REVISIONS = 'compositionrevisions.apiextensions.crossplane.io';
 const XRDS = 'compositeresourcedefinitions.apiextensions.crossplane.io';
+const ENVIRONMENT_CONFIGS = 'environmentconfigs.apiextensions.crossplane.io';
 
 describe('apis/crds: the core CRDs carry Crossplane v2.3s constraints', () => {
   it('Composition: compositeTypeRef is immutable', () => {
@@ -131,8 +132,21 @@ describe('apis/crds: the core CRDs carry Crossplane v2.3s constraints', () => {
     });
   }
 
+  it('EnvironmentConfig: cluster-scoped, v1beta1 only, data of any JSON kept as written', () => {
+    const crd = crds.find((c) => c.metadata.name === ENVIRONMENT_CONFIGS);
+    expect(crd?.spec).to.deep.include({ scope: 'Cluster', group: 'apiextensions.crossplane.io' });
+    expect(crd?.spec.names).to.deep.include({ kind: 'EnvironmentConfig', shortNames: ['envcfg'] });
+    expect((crd?.spec.versions as Version[]).map((v) => v.name)).to.deep.equal(['v1beta1']);
+    const v1beta1 = version(ENVIRONMENT_CONFIGS, 'v1beta1');
+    expect(v1beta1).to.include({ served: true, storage: true });
+    expect(at(v1beta1.schema.openAPIV3Schema, 'data')).to.deep.equal({
+      type: 'object',
+      additionalProperties: { 'x-kubernetes-preserve-unknown-fields': true },
+    });
+  });
+
   it('carries no labels of its own on the core CRDs, as upstream has none', () => {
-    for (const name of [COMPOSITIONS, REVISIONS, XRDS]) {
+    for (const name of [COMPOSITIONS, REVISIONS, XRDS, ENVIRONMENT_CONFIGS]) {
       expect(crds.find((c) => c.metadata.name === name)?.metadata.labels, name).to.equal(undefined);
     }
   });
