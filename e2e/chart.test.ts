@@ -220,6 +220,20 @@ describe('charts/compositor', function () {
       expect(only(manifests, 'ServiceAccount', 'compositor').metadata.namespace).to.equal(NAMESPACE);
     });
 
+    it('grants Functions, FunctionRevisions and DeploymentRuntimeConfigs with their status, and no namespaced Role', () => {
+      const system = only(manifests, 'ClusterRole', 'compositor:system');
+      const pkg = (system.rules ?? []).find((rule) => rule.apiGroups.includes('pkg.crossplane.io'));
+      expect(pkg?.resources).to.include.members([
+        'functions',
+        'functions/status',
+        'functionrevisions',
+        'functionrevisions/status',
+        'deploymentruntimeconfigs',
+      ]);
+      expect(pkg?.resources).not.to.include('*');
+      expect(find(manifests, 'Role')).to.equal(undefined);
+    });
+
     it('renders no CRD from templates (helm installs crds/ first)', () => {
       expect(find(manifests, 'CustomResourceDefinition')).to.equal(undefined);
     });
@@ -275,6 +289,23 @@ describe('charts/compositor', function () {
       });
       const volumes = only(manifests, 'Deployment').spec?.template?.spec.volumes ?? [];
       expect(volumes.find((v) => v.name === 'function-tls')?.secret?.secretName).to.equal('crossplane-tls-client');
+    });
+
+    it('with packageRuntime Deployment, grants the runtime kinds and Secrets by a Role in its namespace only', () => {
+      const role = only(manifests, 'Role', 'platform-compositor:packages');
+      expect(role.metadata.namespace).to.equal('compositor-leases');
+      expect(role.rules?.flatMap((rule) => rule.resources)).to.have.members([
+        'deployments',
+        'services',
+        'serviceaccounts',
+        'secrets',
+      ]);
+      const binding = only(manifests, 'RoleBinding', 'platform-compositor:packages');
+      expect(binding.metadata.namespace).to.equal('compositor-leases');
+      expect(binding.subjects).to.deep.equal([
+        { kind: 'ServiceAccount', name: 'compositor-controller', namespace: NAMESPACE },
+      ]);
+      expect(container(manifests).args).to.include('--package-runtime=Deployment');
     });
 
     it('grants the listed composed kinds and the nop provider kinds, and no RBAC-manager verbs', () => {

@@ -82,7 +82,7 @@ export const MAPPED_FLAGS: readonly MappedFlag[] = [
   },
 ];
 
-const NO_PACKAGES = 'compositor installs and runs no packages';
+const NO_PACKAGES = 'compositor runs Function packages only (--package-runtime) and pulls no package images';
 const NO_WEBHOOKS = 'compositor serves no webhooks';
 
 export const IGNORED_FLAGS: readonly IgnoredFlagDefinition[] = [
@@ -93,7 +93,6 @@ export const IGNORED_FLAGS: readonly IgnoredFlagDefinition[] = [
   { flags: '--user-agent', kind: 'text', reason: `${NO_PACKAGES}, and this names package fetches only` },
   { flags: '-c, --xpkg-cache-dir', kind: 'text', reason: `${NO_PACKAGES}, so it caches none` },
   { flags: '--cache-dir', kind: 'text', reason: `${NO_PACKAGES}, so it caches none` },
-  { flags: '--package-runtime', kind: 'text', reason: NO_PACKAGES },
   { flags: '--max-concurrent-package-establishers', kind: 'nonNegativeInteger', reason: NO_PACKAGES },
   { flags: '--enable-webhooks', kind: 'boolean', reason: NO_WEBHOOKS },
   { flags: '--webhook-enabled', kind: 'boolean', reason: NO_WEBHOOKS },

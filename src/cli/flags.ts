@@ -1,4 +1,4 @@
-import { parseValue, type LogLevel, type ValueKind } from './values.js';
+import { parseValue, type LogLevel, type PackageRuntime, type ValueKind } from './values.js';
 
 /** Everything `compositor start` is configured with, parsed and validated once here. */
 export interface StartConfig {
@@ -25,6 +25,7 @@ export interface StartConfig {
   functionTimeoutMs: number;
   functionInsecure: boolean;
   functionTlsDir: string;
+  packageRuntime: PackageRuntime;
   builtinFunctions: boolean;
   enableFunctionResponseCache: boolean;
   xfnCacheMaxTtlMs: number;
@@ -232,6 +233,14 @@ export const START_FLAGS: readonly FlagDefinition[] = [
     default: '/tls/client',
     description:
       'Directory with the mTLS client certificate for function calls (ca.crt, tls.crt, tls.key), as Crossplane mounts it.',
+  },
+  {
+    name: 'package-runtime',
+    key: 'packageRuntime',
+    kind: 'packageRuntime',
+    default: 'External',
+    description:
+      "How Function packages (pkg.crossplane.io/v1 Functions) run. Deployment: compositor runs each one as Crossplane's package manager does (FunctionRevisions, a Deployment, Service and ServiceAccount in compositor's namespace, --leader-election-namespace) and calls it over mTLS with certificates it generates; a Function annotated compositor.crossplane.io/endpoint is still called there. External: something else runs them (Crossplane's package manager), compositor only calls them with the certificate in --function-tls-dir.",
   },
   {
     name: 'builtin-functions',

@@ -20,6 +20,7 @@ export type ValueKind =
   | 'boolean'
   | 'address'
   | 'logLevel'
+  | 'packageRuntime'
   | 'path'
   | 'name'
   | 'port'
@@ -27,6 +28,9 @@ export type ValueKind =
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+/** How Function packages run: compositor runs them as Deployments, or something else does (Crossplane). */
+export const PACKAGE_RUNTIMES = ['Deployment', 'External'] as const;
+export type PackageRuntime = (typeof PACKAGE_RUNTIMES)[number];
 
 export const ACCEPTED_FORMS: Record<ValueKind, string> = {
   duration: DURATION_FORM,
@@ -37,6 +41,7 @@ export const ACCEPTED_FORMS: Record<ValueKind, string> = {
   boolean: 'true or false',
   address: 'a listen address such as :8080, 127.0.0.1:8080 or 0 to disable',
   logLevel: `one of ${LOG_LEVELS.join(', ')}`,
+  packageRuntime: `one of ${PACKAGE_RUNTIMES.join(', ')}`,
   path: 'a file path',
   name: 'a lowercase DNS label such as crossplane-system',
   port: 'a port number from 0 to 65535',
@@ -86,6 +91,11 @@ const parsers: Record<ValueKind, (text: string) => Parsed> = {
   },
   logLevel: (text) => {
     if (!(LOG_LEVELS as readonly string[]).includes(text)) throw new FlagValueError(ACCEPTED_FORMS.logLevel);
+    return text;
+  },
+  packageRuntime: (text) => {
+    if (!(PACKAGE_RUNTIMES as readonly string[]).includes(text))
+      throw new FlagValueError(ACCEPTED_FORMS.packageRuntime);
     return text;
   },
   path: (text) => {

@@ -21,6 +21,10 @@ export interface EngineConfig {
   functionTimeoutMs: number;
   functionInsecure: boolean;
   functionTlsDir: string;
+  /** Deployment: compositor runs Function packages itself; External: something else does. */
+  packageRuntime: 'Deployment' | 'External';
+  /** compositor's namespace (--leader-election-namespace, the chart's release namespace): where packages run. */
+  leaderElectionNamespace: string;
   builtinFunctions: boolean;
   enableFunctionResponseCache: boolean;
   xfnCacheMaxTtlMs: number;

@@ -55,6 +55,7 @@ const SAMPLE: Record<ValueKind, string> = {
   boolean: 'true',
   address: ':8080',
   logLevel: 'info',
+  packageRuntime: 'Deployment',
   path: '/tls/client',
   name: 'crossplane-system',
   port: '9443',

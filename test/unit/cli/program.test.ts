@@ -74,6 +74,7 @@ describe('cli/program', () => {
       functionTimeoutMs: 60_000,
       functionInsecure: false,
       functionTlsDir: '/tls/client',
+      packageRuntime: 'External',
       builtinFunctions: true,
       enableFunctionResponseCache: true,
       xfnCacheMaxTtlMs: 86_400_000,
@@ -156,6 +157,10 @@ describe('cli/program', () => {
     '--function-insecure': { args: ['--function-insecure'], want: { functionInsecure: true } },
     '--function-tls-dir': { args: ['--function-tls-dir=/certs'], want: { functionTlsDir: '/certs' } },
     '--builtin-functions=false': { args: ['--builtin-functions=false'], want: { builtinFunctions: false } },
+    '--package-runtime=Deployment': {
+      args: ['--package-runtime=Deployment'],
+      want: { packageRuntime: 'Deployment' },
+    },
     '--enable-function-response-cache=false': {
       args: ['--enable-function-response-cache=false'],
       want: { enableFunctionResponseCache: false },
@@ -226,6 +231,11 @@ describe('cli/program', () => {
       args: ['--circuit-breaker-burst=lots'],
       flag: '--circuit-breaker-burst',
       form: 'number',
+    },
+    'a package runtime Crossplane does not know': {
+      args: ['--package-runtime=Pod'],
+      flag: '--package-runtime',
+      form: 'one of Deployment, External',
     },
     'zero concurrency': {
       args: ['--max-concurrent-reconciles=0'],
