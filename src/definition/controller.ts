@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { CustomResourceDefinition } from '../apis/index.js';
-import { isSubset, StatusDraft, type Condition } from '../composite/index.js';
+import { isSubset, StatusDraft, type Condition } from '../controller/index.js';
 import {
   addFinalizerPatch,
   CONTENT_TYPE,

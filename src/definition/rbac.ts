@@ -2,7 +2,7 @@
 // Crossplane core: one ClusterRole per XRD, labelled so the aggregation controller folds it into compositor's own
 // aggregated ClusterRole (the Helm chart's). Owned by the XRD, so it goes when the XRD goes.
 import type { OwnerReference } from '../apis/index.js';
-import { isSubset } from '../composite/index.js';
+import { isSubset } from '../controller/index.js';
 import { CONTENT_TYPE, FIELD_MANAGERS, getIfExists, type KubeClient } from '../kube/index.js';
 import { xrdOwnerReferences, type CompositeResourceDefinition } from './xrd.js';
 

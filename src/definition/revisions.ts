@@ -1,7 +1,7 @@
 import type { OwnerReference } from '../apis/index.js';
 import { map, merge, mergeMap, type Subscription } from 'rxjs';
 import type { Logger } from 'pino';
-import { sameCondition, setCondition, type Condition } from '../composite/index.js';
+import { sameCondition, setCondition, type Condition } from '../controller/index.js';
 import {
   CONTENT_TYPE,
   Discovery,

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import type { XrdDefaults, XrType } from '../composite/index.js';
+import type { XrdDefaults } from '../composite/index.js';
+import type { XrType } from '../controller/index.js';
 import { startOrRelease, type Lifecycle } from '../lifecycle/index.js';
 import type { Metrics } from '../metrics/index.js';
 import { referenceableVersion, xrdScope, type CompositeResourceDefinition } from './xrd.js';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Condition } from '../composite/index.js';
+import type { Condition } from '../controller/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
 import type { Metrics } from '../metrics/index.js';
 import type { ReconcileQueue, ReconcileResult } from '../queue/index.js';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { failureMessage } from '../composite/index.js';
+import { errorMessage } from '../base/index.js';
 import { isConflict } from '../kube/index.js';
 import type { Metrics } from '../metrics/index.js';
 import { ReconcileQueue, type ReconcileResult } from '../queue/index.js';
@@ -21,7 +21,7 @@ export function xrdQueue(options: {
     ...options,
     isConflict,
     onError: (key, err) => {
-      logger.warn({ controller: name, xrd: key, err: failureMessage(err) }, 'reconcile failed');
+      logger.warn({ controller: name, xrd: key, err: errorMessage(err) }, 'reconcile failed');
     },
   });
 }
