@@ -15,6 +15,7 @@ import type {
   RunFunctionRequest,
   RunFunctionResponse,
   State,
+  StepRequirements,
 } from './types.js';
 
 /** One entry of a Composition's spec.pipeline. */
@@ -28,6 +29,8 @@ export interface PipelineStep {
    * --function-timeout. Crossplane's Composition schema has no such field; compositor's CRD keeps it (docs/crds.md).
    */
   timeout?: string;
+  /** Resources and schemas to fetch and send on the step's first call (Crossplane v2.2's bootstrap requirements). */
+  requirements?: StepRequirements;
 }
 
 export interface PipelineInput {
@@ -162,6 +165,7 @@ export async function runPipeline(input: PipelineInput, deps: PipelineDeps): Pro
     const call: FunctionCall = { functionName: step.functionRef.name, step: step.step, request };
     const timeoutMs = stepTimeoutMs(step);
     if (timeoutMs !== undefined) call.timeoutMs = timeoutMs;
+    if (step.requirements !== undefined) call.bootstrap = step.requirements;
     if (deps.signal) call.signal = deps.signal;
     absorb(out, step.step, await deps.runner.run(call));
   }

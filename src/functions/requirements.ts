@@ -1,5 +1,6 @@
-// The requirements loop (Crossplane's FetchingFunctionRunner): while a function's requirements change, fetch what
-// it asks for and call it again, at most 5 extra calls. The request's meta.tag is not recomputed between calls.
+// The requirements loop (Crossplane's FetchingFunctionRunner): the step's declared requirements (bootstrap) are
+// fetched and sent on the first call; then, while a function's requirements change, fetch what it asks for and call it
+// again, at most 5 extra calls. The request's meta.tag is not recomputed between calls.
 import { FunctionCallError } from './errors.js';
 import { sameMessage } from './hash.js';
 import type { FunctionCall, FunctionRunner } from './runner.js';
@@ -11,6 +12,7 @@ import type {
   RunFunctionResponse,
   Schema,
   SchemaSelector,
+  StepRequirements,
 } from './types.js';
 
 export const MAX_REQUIREMENTS_ITERATIONS = 5;
@@ -59,7 +61,7 @@ export class RequirementsRunner implements FunctionRunner {
   ) {}
 
   async run(call: FunctionCall): Promise<RunFunctionResponse> {
-    const seeded = call.request;
+    const seeded = await this.bootstrapped(call);
     let request: RunFunctionRequest = seeded;
     let previous: Requirements | undefined;
     for (let i = 0; i <= MAX_REQUIREMENTS_ITERATIONS; i++) {
@@ -80,6 +82,20 @@ export class RequirementsRunner implements FunctionRunner {
     );
   }
 
+  /**
+   * The first request: what the step declares in `requirements` is fetched and sent with it, as Crossplane v2.2 does,
+   * so a function that knows what it needs is called once instead of twice.
+   */
+  private async bootstrapped(call: FunctionCall): Promise<RunFunctionRequest> {
+    if (call.bootstrap === undefined) return call.request;
+    const { resources, schemas } = bootstrapSelectors(call.bootstrap);
+    const resolved = await this.resolve(call, { resources, schemas }, call.request);
+    const request: RunFunctionRequest = { ...call.request };
+    if (Object.keys(resources).length > 0) request.requiredResources = resolved.requiredResources;
+    if (Object.keys(schemas).length > 0) request.requiredSchemas = resolved.requiredSchemas;
+    return request;
+  }
+
   private async resolve(
     call: FunctionCall,
     r: Requirements | undefined,
@@ -97,4 +113,23 @@ export class RequirementsRunner implements FunctionRunner {
       throw new FunctionCallError(call.functionName, call.step, detail, { cause: err });
     }
   }
+}
+
+/** A step's declared requirements as the selectors a function would send for them. */
+export function bootstrapSelectors(r: StepRequirements): {
+  resources: Record<string, ResourceSelector>;
+  schemas: Record<string, SchemaSelector>;
+} {
+  const resources: Record<string, ResourceSelector> = {};
+  for (const { requirementName, apiVersion, kind, name, matchLabels, namespace } of r.requiredResources ?? []) {
+    const selector: ResourceSelector = { apiVersion, kind };
+    if (name !== undefined) selector.matchName = name;
+    else selector.matchLabels = { labels: matchLabels ?? {} };
+    if (namespace !== undefined) selector.namespace = namespace;
+    resources[requirementName] = selector;
+  }
+  const schemas: Record<string, SchemaSelector> = {};
+  for (const { requirementName, apiVersion, kind } of r.requiredSchemas ?? [])
+    schemas[requirementName] = { apiVersion, kind };
+  return { resources, schemas };
 }

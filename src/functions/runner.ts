@@ -1,7 +1,7 @@
 // The contract every way of running a function satisfies: one RunFunction call. Implementations: the gRPC runner
 // (grpcRunner.ts), the in-process built-ins (builtin/), and the layers the pipeline stacks on top (cache,
 // requirements loop).
-import type { RunFunctionRequest, RunFunctionResponse } from './types.js';
+import type { RunFunctionRequest, RunFunctionResponse, StepRequirements } from './types.js';
 
 export interface FunctionCall {
   /** The Function's metadata.name (the step's functionRef.name). */
@@ -12,6 +12,8 @@ export interface FunctionCall {
   signal?: AbortSignal;
   /** The step's own deadline (its `timeout`); the runner's default, --function-timeout, when absent. */
   timeoutMs?: number;
+  /** The step's declared requirements, which the requirements loop fetches and sends on the first call. */
+  bootstrap?: StepRequirements;
 }
 
 export interface FunctionRunner {

@@ -84,6 +84,22 @@ export interface SchemaSelector {
   kind?: string;
 }
 
+/**
+ * What a Composition's pipeline step declares it needs before its first call (the step's `requirements`, Crossplane
+ * v2.2's bootstrap requirements): resources by name or labels and schemas by kind, each under its requirement name.
+ */
+export interface StepRequirements {
+  requiredResources?: {
+    requirementName: string;
+    apiVersion: string;
+    kind: string;
+    name?: string;
+    matchLabels?: Record<string, string>;
+    namespace?: string;
+  }[];
+  requiredSchemas?: { requirementName: string; apiVersion: string; kind: string }[];
+}
+
 export interface Requirements {
   extraResources?: Record<string, ResourceSelector>;
   resources?: Record<string, ResourceSelector>;

@@ -34,6 +34,8 @@ interface ProbeInput {
    * that order into the context key apiextensions.crossplane.io/environment.
    */
   environment?: { names?: string[]; matchLabels?: Record<string, string> };
+  /** Record the items sent under this requirement name into status.required, without asking for it. */
+  reportRequired?: string;
 }
 
 const ENVIRONMENT_KEY = 'apiextensions.crossplane.io/environment';
@@ -69,6 +71,9 @@ function statusFor(req: RunFunctionRequest, rsp: ComposeResponse, input: ProbeIn
       namespace: 'default',
     });
     status.required = (req.requiredResources.cm?.items ?? []).map((i) => i.resource ?? null);
+  }
+  if (input.reportRequired !== undefined) {
+    status.required = (req.requiredResources[input.reportRequired]?.items ?? []).map((i) => i.resource ?? null);
   }
   if (input.requireForever === true) {
     requireResource(rsp, `r${calls}`, { apiVersion: 'v1', kind: 'ConfigMap', matchName: `n${calls}` });

@@ -14,12 +14,13 @@ describe('XRD root-level x-kubernetes-validations', function () {
   ];
   let running: RunningEngine;
   let client: KubeClient;
-  const xr = (name: string, image: string): XrObject => ({
-    apiVersion: api.apiVersion,
-    kind: api.kind,
-    metadata: { name, namespace: 'default' },
-    spec: { image },
-  });
+  const xr = (name: string, image: string): XrObject =>
+    ({
+      apiVersion: api.apiVersion,
+      kind: api.kind,
+      metadata: { name, namespace: 'default' },
+      spec: { image },
+    }) as XrObject;
 
   before(async () => {
     client = controlPlane().client();

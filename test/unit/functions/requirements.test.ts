@@ -67,4 +67,40 @@ describe('functions/requirements loop', () => {
       'cannot run function "f" for pipeline step "s": cannot fetch required resources: forbidden',
     );
   });
+
+  it("fetches the step's declared requirements and sends them on the first call (bootstrap requirements)", async () => {
+    const calls: FunctionCall[] = [];
+    const asked: unknown[] = [];
+    const recording: RequiredResourceFetcher = {
+      fetchResources: (selector) => {
+        asked.push(selector);
+        return Promise.resolve({ items: [{ resource: CM }] });
+      },
+      fetchSchema: (selector) => Promise.resolve({ openapiV3: { type: 'object', kind: selector.kind ?? '' } }),
+    };
+    const bootstrap = {
+      requiredResources: [{ requirementName: 'cm', apiVersion: 'v1', kind: 'ConfigMap', name: 'settings' }],
+      requiredSchemas: [{ requirementName: 'schema', apiVersion: 'v1', kind: 'ConfigMap' }],
+    };
+    await new RequirementsRunner(requiring(calls), recording).run({ functionName: 'f', request: {}, bootstrap });
+    // The function asks for exactly what was bootstrapped, so one call is enough.
+    expect(calls).to.have.length(1);
+    expect(asked[0]).to.deep.equal({ apiVersion: 'v1', kind: 'ConfigMap', matchName: 'settings' });
+    expect(calls[0]?.request.requiredResources).to.deep.equal({ cm: { items: [{ resource: CM }] } });
+    expect(calls[0]?.request.requiredSchemas).to.deep.equal({
+      schema: { openapiV3: { type: 'object', kind: 'ConfigMap' } },
+    });
+  });
+
+  it('keeps bootstrapped resources on later calls, beside what the function asked for', async () => {
+    const calls: FunctionCall[] = [];
+    const bootstrap = {
+      requiredResources: [
+        { requirementName: 'env', apiVersion: 'v1', kind: 'ConfigMap', matchLabels: { env: 'prod' }, namespace: 'x' },
+      ],
+    };
+    await new RequirementsRunner(requiring(calls), fetcher).run({ functionName: 'f', request: {}, bootstrap });
+    expect(calls).to.have.length(2);
+    expect(Object.keys(calls[1]?.request.requiredResources ?? {})).to.have.members(['env', 'cm']);
+  });
 });
