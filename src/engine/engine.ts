@@ -8,7 +8,7 @@ export interface EngineParts {
   informers: Lifecycle & { watched(): string[] };
   /** The event recorder: its pending writes are flushed once the controllers stopped. */
   events: { flush(): Promise<void> };
-  /** The function runtime: client certificate, Function caches, gRPC channels. */
+  /** The function caller: client certificate, Function caches, gRPC channels. */
   functions: Lifecycle;
   /** The built-in nop provider (--enable-nop-provider); before the composite controllers, which may compose it. */
   nop?: NopProvider;
@@ -22,7 +22,7 @@ export interface EngineParts {
 }
 
 /**
- * The composition engine as one runnable: shared informers, the event recorder, the function runtime, the nop
+ * The composition engine as one runnable: shared informers, the event recorder, the function caller, the nop
  * provider, the CompositionRevision controller and the XRD controller (which runs one composite controller per XRD),
  * started in that order and stopped in reverse, all with the manager's deadline. With --shard-count above 1 the
  * controllers reconcile only this process's shard of the XRs and MRs, and the cluster-wide ones run on shard 0 only

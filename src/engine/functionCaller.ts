@@ -25,7 +25,7 @@ const FUNCTION_NAMESPACE = 'crossplane-system';
 const FUNCTION = { apiVersion: 'pkg.crossplane.io/v1', kind: 'Function' };
 const FUNCTION_REVISION = { apiVersion: 'pkg.crossplane.io/v1', kind: 'FunctionRevision' };
 
-export type FunctionRuntimeConfig = Pick<
+export type FunctionCallerConfig = Pick<
   EngineConfig,
   | 'functionInsecure'
   | 'functionTlsDir'
@@ -35,9 +35,9 @@ export type FunctionRuntimeConfig = Pick<
   | 'xfnCacheMaxTtlMs'
 >;
 
-export interface FunctionRuntimeOptions {
+export interface FunctionCallerOptions {
   informers: InformerRegistry;
-  config: FunctionRuntimeConfig;
+  config: FunctionCallerConfig;
   metrics: Metrics;
   log: Logger;
 }
@@ -49,18 +49,18 @@ export interface FunctionRuntimeOptions {
  * in-process built-in or the gRPC runner.
  *
  * @example
- * const functions = new FunctionRuntime({ informers, config, metrics, log });
+ * const functions = new FunctionCaller({ informers, config, metrics, log });
  * const runner = functions.runner(); // usable once started; calls before that fail with a FunctionCallError
  * await functions.start(signal);
  * await functions.stop(deadline);
  */
-export class FunctionRuntime implements Lifecycle {
+export class FunctionCaller implements Lifecycle {
   private functionLease: InformerLease | undefined;
   private functionRevisionLease: InformerLease | undefined;
   private grpc: GrpcFunctionRunner | undefined;
   private credentials: ChannelCredentials | Error | undefined;
 
-  constructor(private readonly options: FunctionRuntimeOptions) {}
+  constructor(private readonly options: FunctionCallerOptions) {}
 
   /** Loads the client certificate (a missing one is a warning: built-ins still run) and syncs the Function caches. */
   async start(): Promise<void> {

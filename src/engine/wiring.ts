@@ -15,7 +15,7 @@ import type { Metrics } from '../metrics/index.js';
 import { InformerRegistry, shardFilter } from '../watch/index.js';
 import type { EngineConfig } from './config.js';
 import { Engine } from './engine.js';
-import { FunctionRuntime } from './functionRuntime.js';
+import { FunctionCaller } from './functionCaller.js';
 
 export interface EngineOptions {
   client: KubeClient;
@@ -47,7 +47,7 @@ export function createEngine(options: EngineOptions): Engine {
     metrics: metrics.engine,
   });
   const shared: Shared = { ...options, discovery, informers, events: new EventRecorder({ client, logger: log }) };
-  const functions = new FunctionRuntime({ informers, config, metrics, log });
+  const functions = new FunctionCaller({ informers, config, metrics, log });
   // Sharded (docs/scaling.md), shard 0 also does the cluster-wide work, which must not be done twice.
   const clusterWide = config.shardIndex === 0;
   return new Engine({

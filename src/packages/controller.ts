@@ -1,9 +1,14 @@
 // The Function package controller: for every Function, one FunctionRevision per package reference, activated as
 // `revisionActivationPolicy` says, pruned past `revisionHistoryLimit`; the active revision's runtime (runtime.ts);
-// conditions and status on both. It lists Functions every `resyncMs` rather than watching: a cluster has few, and
-// a pass that finds nothing to change writes nothing.
+// conditions and status on both. A change to a Function (seen through the shared Function informer) starts a pass at
+// once; otherwise a pass runs every `resyncMs` while a runtime is not healthy (Deployments are not watched: that
+// would take cluster-wide rights) and every `idleResyncMs` once all are. A pass that finds nothing to change writes
+// nothing.
 import type { Logger } from 'pino';
+import type { Subscription } from 'rxjs';
 import { CONTENT_TYPE, getIfExists, isNotFound, type KubeClient } from '../kube/index.js';
+import type { InformerLease, InformerRegistry } from '../watch/index.js';
+import type { Lifecycle } from '../lifecycle/index.js';
 import { health, installed, mergeConditions, packageHealth, sameConditions } from './conditions.js';
 import {
   CLIENT_SECRET,
@@ -28,8 +33,14 @@ export interface FunctionPackageControllerOptions {
   logger: Logger;
   /** Functions compositor serves in-process: marked Installed and Healthy, no Deployment. */
   isBuiltin?: (fn: FunctionPackage) => boolean;
-  /** Between passes over every Function. Default 5s. */
+  /** Functions something else runs (an explicit endpoint): left alone, no revision, no status. */
+  isExternal?: (fn: FunctionPackage) => boolean;
+  /** The shared informers: a Function change starts a pass at once. Without them Functions are listed per pass. */
+  informers?: InformerRegistry;
+  /** Between passes while a Function's runtime is not healthy. Default 5s. */
   resyncMs?: number;
+  /** Between passes once every runtime is healthy. Default 1m. */
+  idleResyncMs?: number;
   now?: () => Date;
 }
 
@@ -42,7 +53,7 @@ export interface FunctionPackageControllerOptions {
  * const tls = await packages.clientTls(); // for the function runner's credentials
  * await packages.stop(AbortSignal.timeout(30_000));
  */
-export class FunctionPackageController {
+export class FunctionPackageController implements Lifecycle {
   readonly name = 'packages/function.pkg.crossplane.io';
   private readonly secrets: TlsSecrets;
   private readonly runtime: FunctionRuntime;
@@ -50,39 +61,83 @@ export class FunctionPackageController {
   private running: Promise<void> | undefined;
   private readonly abort = new AbortController();
   private client: TlsBundle | undefined;
+  private lease: InformerLease<FunctionPackage> | undefined;
+  private subscription: Subscription | undefined;
+  /** A pass was asked for while one ran: run another once it ends. */
+  private again = false;
+  /** Every Function's runtime was healthy at the end of the last pass. */
+  private settled = false;
 
   constructor(private readonly options: FunctionPackageControllerOptions) {
     this.secrets = new TlsSecrets({ client: options.client, namespace: options.namespace, now: options.now });
     this.runtime = new FunctionRuntime({ client: options.client, namespace: options.namespace, secrets: this.secrets });
   }
 
-  /** Ensures the CA and compositor's client certificate, runs one pass, then passes every `resyncMs`. */
+  /**
+   * Ensures the CA and compositor's client certificate, syncs the Function cache, runs one pass, then passes on every
+   * Function change and on the resync timer.
+   */
   async start(signal?: AbortSignal): Promise<void> {
     this.client = await this.secrets.ensureLeaf(
       { name: CLIENT_SECRET, dnsNames: ['crossplane'], usage: 'client' },
       signal,
     );
-    await this.pass();
-    const every = this.options.resyncMs ?? 5_000;
-    const tick = (): void => {
-      this.running = this.pass().finally(() => {
-        if (!this.abort.signal.aborted) this.timer = setTimeout(tick, every);
-      });
-    };
-    this.timer = setTimeout(tick, every);
+    if (this.options.informers) {
+      this.lease = await this.options.informers.acquire<FunctionPackage>(FUNCTION.apiVersion, FUNCTION.kind);
+      await this.lease.informer.waitForSync();
+    }
+    this.running = this.pass();
+    await this.running;
+    this.schedule();
+    this.subscription = this.lease?.informer.events$.subscribe((event) => {
+      if (event.type !== 'resync') this.kick();
+    });
+  }
+
+  /** Runs a pass now, or right after the one in flight. */
+  private kick(): void {
+    if (this.abort.signal.aborted) return;
+    if (this.running !== undefined) {
+      this.again = true;
+      return;
+    }
+    clearTimeout(this.timer);
+    this.running = this.pass().finally(() => {
+      this.running = undefined;
+      if (!this.again) {
+        this.schedule();
+        return;
+      }
+      this.again = false;
+      this.kick();
+    });
+  }
+
+  /** Arms the resync timer: soon while a runtime is not healthy, rarely once all are. */
+  private schedule(): void {
+    this.running = undefined;
+    clearTimeout(this.timer);
+    if (this.abort.signal.aborted) return;
+    const every = this.settled ? (this.options.idleResyncMs ?? 60_000) : (this.options.resyncMs ?? 5_000);
+    this.timer = setTimeout(() => {
+      this.kick();
+    }, every);
   }
 
   /** Stops the passes; waits for one in flight until `deadline` aborts, then aborts its requests. */
-  async stop(deadline?: AbortSignal): Promise<void> {
+  async stop(deadline: AbortSignal): Promise<void> {
     clearTimeout(this.timer);
+    this.subscription?.unsubscribe();
     const onDeadline = (): void => {
       this.abort.abort();
     };
-    if (deadline?.aborted) onDeadline();
-    deadline?.addEventListener('abort', onDeadline, { once: true });
+    if (deadline.aborted) onDeadline();
+    deadline.addEventListener('abort', onDeadline, { once: true });
     this.abort.abort();
     await this.running?.catch(() => undefined);
-    deadline?.removeEventListener('abort', onDeadline);
+    deadline.removeEventListener('abort', onDeadline);
+    await this.lease?.release();
+    this.lease = undefined;
   }
 
   /** compositor's client certificate and the CA it trusts; available once started. */
@@ -97,27 +152,39 @@ export class FunctionPackageController {
   /** One pass over every Function; a failure of one is logged and does not stop the others. */
   async pass(): Promise<void> {
     const signal = this.abort.signal;
-    const list = await this.options.client
-      .request<{ items: FunctionPackage[] }>('GET', FUNCTIONS, { signal })
-      .catch((err: unknown) => {
-        this.options.logger.warn({ controller: this.name, err: String(err) }, 'cannot list Functions');
-        return { items: [] };
-      });
-    for (const fn of list.items) {
+    const items = await this.listFunctions(signal).catch((err: unknown) => {
+      this.options.logger.warn({ controller: this.name, err: String(err) }, 'cannot list Functions');
+      return undefined;
+    });
+    let settled = items !== undefined;
+    for (const fn of items ?? []) {
       if (signal.aborted) return;
-      await this.reconcile(fn, signal).catch((err: unknown) => {
+      const done = await this.reconcile(fn, signal).catch((err: unknown) => {
         const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
         this.options.logger.warn(
           { controller: this.name, function: fn.metadata.name, err: `${String(err)}${cause}` },
           'reconcile failed',
         );
+        return false;
       });
+      settled &&= done;
     }
+    this.settled = settled;
   }
 
-  /** Reconciles one Function: revisions, the current one's runtime, older ones retired once it is healthy, status. */
-  async reconcile(fn: FunctionPackage, signal: AbortSignal): Promise<void> {
-    if (fn.metadata.deletionTimestamp !== undefined) return;
+  private async listFunctions(signal: AbortSignal): Promise<FunctionPackage[]> {
+    if (this.lease) return this.lease.informer.store.list();
+    const list = await this.options.client.request<{ items: FunctionPackage[] }>('GET', FUNCTIONS, { signal });
+    return list.items;
+  }
+
+  /**
+   * Reconciles one Function: revisions, the current one's runtime, older ones retired once it is healthy, status.
+   * Resolves true when nothing is left to wait for: its runtime is healthy, or compositor does not run it.
+   */
+  async reconcile(fn: FunctionPackage, signal: AbortSignal): Promise<boolean> {
+    if (fn.metadata.deletionTimestamp !== undefined) return true;
+    if (this.options.isExternal?.(fn) === true) return true;
     if (this.options.isBuiltin?.(fn) === true) {
       await this.writeFunctionStatus(
         fn,
@@ -125,7 +192,7 @@ export class FunctionPackageController {
         {},
         signal,
       );
-      return;
+      return true;
     }
     const pkg = fn.spec?.package ?? '';
     const revisions = await this.listRevisions(fn.metadata.name, signal);
@@ -143,12 +210,14 @@ export class FunctionPackageController {
       signal,
     );
     const active = fresh?.spec.desiredState === 'Active';
+    const healthy = packageHealth(fresh?.status?.conditions);
     await this.writeFunctionStatus(
       fn,
-      [installed(active), packageHealth(fresh?.status?.conditions)],
+      [installed(active), healthy],
       { currentRevision: current.metadata.name, currentIdentifier: pkg },
       signal,
     );
+    return healthy.status === 'True' && others.every((r) => r.spec.desiredState !== 'Active');
   }
 
   /** An older runtime serves until the current revision is active and healthy; then it is retired. */
