@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { expect } from 'chai';
 import { ESLint, Linter } from 'eslint';
 import tseslint from 'typescript-eslint';
@@ -72,6 +73,16 @@ describe('lint/layers', function () {
   // Loading eslint.config.js pulls in typescript-eslint's configs; linting one line is then quick.
   this.timeout(30_000);
   const eslint = new ESLint({ cwd: process.cwd() });
+
+  it('gives every folder of src/ its layer, so a new folder cannot import freely', async () => {
+    const folders = readdirSync('src', { withFileTypes: true }).filter((entry) => entry.isDirectory());
+    const unlayered: string[] = [];
+    for (const { name } of folders) {
+      const config = (await eslint.calculateConfigForFile(`src/${name}/index.ts`)) as Linter.Config;
+      if (config.rules?.['no-restricted-imports'] === undefined) unlayered.push(name);
+    }
+    expect(unlayered, 'folders missing from LAYERS in eslint.config.js').to.deep.equal([]);
+  });
 
   for (const [reason, { file, source, forbidden }] of Object.entries(cases)) {
     it(`${forbidden ? 'fails' : 'passes'}: ${reason}`, async () => {
