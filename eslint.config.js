@@ -26,11 +26,9 @@ const LAYERS = {
   watch: ['apis', 'base', 'kube', 'lifecycle', 'metrics', 'queue'],
   controller: PLUMBING,
   composite: [...PLUMBING, 'controller'],
-  // A claim is a front for an XR: it reads the XR vocabulary the composite controller defines.
-  claim: [...PLUMBING, 'controller', 'composite'],
-  // The remaining exception: managed/controller.ts still reads effectivePollInterval, failureMessage and
-  // restartDelayMs through composite's index, which re-exports them from the kit and base.
-  managed: [...PLUMBING, 'controller', 'composite'],
+  // A claim is a front for an XR: the XR vocabulary it shares with the composite controller is in the kit.
+  claim: [...PLUMBING, 'controller'],
+  managed: [...PLUMBING, 'controller'],
   packages: [...PLUMBING, 'controller'],
   // The XRD controller starts the composite and claim controllers (through factories the engine passes in).
   definition: [...PLUMBING, 'controller', 'composite', 'claim'],

@@ -1,7 +1,7 @@
 // What a platform team does with an XR every day, against compositor deployed by the chart and running under the
 // chart's RBAC: create, update, drift from another writer, reconcile request, pause, delete.
 import { expect } from 'chai';
-import { PAUSED_ANNOTATION, RECONCILE_REQUESTED_AT_ANNOTATION } from '../src/composite/index.js';
+import { PAUSED_ANNOTATION, RECONCILE_REQUESTED_AT_ANNOTATION } from '../src/controller/index.js';
 import { apply, ensureNamespace, eventsFor, mergePatch, occurrences, remove } from '../test/integration/engine.js';
 import { eventually } from '../test/integration/harness.js';
 import {

@@ -1,7 +1,7 @@
 // Realtime compositions against the poll fallback: with --enable-realtime-compositions=false compositor does not
 // watch composed resources, so drift is repaired by the poll interval, per resource when annotated.
 import { expect } from 'chai';
-import { POLL_INTERVAL_ANNOTATION } from '../src/composite/index.js';
+import { POLL_INTERVAL_ANNOTATION } from '../src/controller/index.js';
 import { apply, ensureNamespace } from '../test/integration/engine.js';
 import {
   composedWhen,

@@ -1,7 +1,7 @@
 // The API the scale and fault benchmarks compose: a namespaced v2 XRD whose Composition composes M ConfigMaps with
 // the built-in function-patch-and-transform (readinessChecks None, as the upstream figures were measured) followed
 // by function-auto-ready; or, for the function fault, the probe function (a separate gRPC process) composing them.
-import { COMPOSITE_LABEL } from '../../src/composite/index.js';
+import { COMPOSITE_LABEL } from '../../src/controller/index.js';
 import { ENDPOINT_ANNOTATION } from '../../src/functions/index.js';
 import { CONTENT_TYPE, type KubeClient, type KubeObject } from '../../src/kube/index.js';
 import { apply, AUTO_READY_FUNCTION, ensureNamespace, functions, PT_FUNCTION } from '../../test/integration/engine.js';

@@ -1,6 +1,6 @@
 // The platform API the e2e scenarios use, as a user would write it: a v2 namespaced XRD, a Pipeline Composition
 // whose one step is the e2e function running as its own process, and the Function pointing at it.
-import { COMPOSITE_LABEL } from '../../src/composite/index.js';
+import { COMPOSITE_LABEL } from '../../src/controller/index.js';
 import { ENDPOINT_ANNOTATION } from '../../src/functions/index.js';
 import { CONTENT_TYPE, type KubeObject } from '../../src/kube/index.js';
 import { apply, get, type XrObject } from '../../test/integration/engine.js';

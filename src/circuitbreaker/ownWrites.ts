@@ -1,3 +1,4 @@
+import { LruMap } from '../base/index.js';
 import type { WatchedObject } from './watchedObject.js';
 
 export interface OwnWritesOptions {
@@ -17,17 +18,24 @@ export interface OwnWritesOptions {
  * only ever costs a token for an echo that never came or came very late.
  */
 export class OwnWrites {
-  /** By uid, the resource versions our writes returned, oldest first, and whether each one's echo has come. */
-  private readonly versions = new Map<string, { version: string; echoed: boolean }[]>();
+  /**
+   * By uid, the resource versions our writes returned, oldest first, and whether each one's echo has come; the
+   * least recently written object is forgotten first.
+   */
+  private readonly versions: LruMap<string, { version: string; echoed: boolean }[]>;
   /** Who waits for the echo of a write, by `uid@resourceVersion` (see echoed). */
   private readonly waiters = new Map<string, (() => void)[]>();
   /** Writes in progress by object identity (kind, namespace, name: a create has no uid yet). */
   private readonly inFlight = new Map<string, { count: number; settled: Promise<void>; settle: () => void }>();
-  private readonly maxObjects: number;
   private readonly versionsPerObject: number;
 
   constructor(options: OwnWritesOptions = {}) {
-    this.maxObjects = options.maxObjects ?? 50_000;
+    this.versions = new LruMap({
+      max: options.maxObjects ?? 50_000,
+      onEvict: (uid, known) => {
+        this.released(uid, known);
+      },
+    });
     this.versionsPerObject = options.versionsPerObject ?? 4;
   }
 
@@ -36,16 +44,11 @@ export class OwnWrites {
     const uid = written.metadata?.uid;
     const version = written.metadata?.resourceVersion;
     if (uid === undefined || version === undefined) return;
-    const known = this.versions.get(uid) ?? [];
-    // Delete and set again so the Map's insertion order is least-recently-written first.
-    this.versions.delete(uid);
+    const known = this.versions.peek(uid) ?? [];
     known.push({ version, echoed: false });
     if (known.length > this.versionsPerObject) this.release(uid, known.shift()?.version);
+    // Set again, so this object is now the most recently written.
     this.versions.set(uid, known);
-    if (this.versions.size > this.maxObjects) {
-      const oldest = this.versions.keys().next();
-      if (oldest.done !== true) this.forgetUid(oldest.value);
-    }
   }
 
   /**
@@ -120,13 +123,18 @@ export class OwnWrites {
   }
 
   private writeOf(uid: string, version: string): { version: string; echoed: boolean } | undefined {
-    return this.versions.get(uid)?.find((known) => known.version === version);
+    return this.versions.peek(uid)?.find((known) => known.version === version);
   }
 
   private forgetUid(uid: string): void {
-    const known = this.versions.get(uid);
+    const known = this.versions.peek(uid);
     this.versions.delete(uid);
-    if (this.waiters.size > 0) for (const { version } of known ?? []) this.release(uid, version);
+    this.released(uid, known ?? []);
+  }
+
+  /** Wakes whoever waits for the echoes of a forgotten object's writes: they count as delivered. */
+  private released(uid: string, known: readonly { version: string }[]): void {
+    if (this.waiters.size > 0) for (const { version } of known) this.release(uid, version);
   }
 
   private release(uid: string, version: string | undefined): void {

@@ -7,7 +7,7 @@ import {
   type Condition,
   type Xr,
   type XrType,
-} from '../composite/index.js';
+} from '../controller/index.js';
 
 // Claims as compositor reads and writes them (Crossplane's v1 claims): which fields are the claim's own, the XR a
 // claim asks for, and what of its XR a claim shows. Pure: no Kubernetes calls.

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Subscription } from 'rxjs';
-import { claimOf, failureMessage, type Xr, type XrType } from '../composite/index.js';
+import { errorMessage } from '../base/index.js';
+import { claimOf, type Xr, type XrType } from '../controller/index.js';
 import { isConflict, type Discovery, type EventSink, type KubeClient } from '../kube/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
 import type { Metrics } from '../metrics/index.js';
@@ -48,7 +49,7 @@ export class ClaimController implements Lifecycle {
         return this.reconciler.reconcile(key, signal);
       },
       onError: (key, err) => {
-        this.logger.info({ claim: key, err: failureMessage(err) }, 'reconcile failed; backing off');
+        this.logger.info({ claim: key, err: errorMessage(err) }, 'reconcile failed; backing off');
       },
     });
   }

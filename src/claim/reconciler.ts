@@ -1,18 +1,19 @@
 import type { Logger } from 'pino';
+import { errorMessage } from '../base/index.js';
 import {
   claimOf,
-  failureMessage,
   isApplied,
   isBeingDeleted,
   isPaused,
   isSubset,
-  RECONCILE_PAUSED,
-  RECONCILIATION_PAUSED_EVENT,
+  markPaused,
+  RECONCILE_SUCCESS,
+  reportFailure,
   StatusDraft,
   withAppliedDigest,
   type Xr,
   type XrType,
-} from '../composite/index.js';
+} from '../controller/index.js';
 import {
   CONTENT_TYPE,
   isConflict,
@@ -86,10 +87,12 @@ export class ClaimReconciler {
     const claim = structuredClone(cached);
     const status = new StatusDraft(claim.status ?? {}, claim.metadata.generation, this.now);
     if (isPaused(claim)) {
-      if (status.condition('Synced')?.reason !== RECONCILE_PAUSED.reason) {
-        this.options.events.event(claim, RECONCILIATION_PAUSED_EVENT);
-      }
-      status.setCondition(RECONCILE_PAUSED);
+      markPaused({
+        status,
+        event: (input) => {
+          this.options.events.event(claim, input);
+        },
+      });
       await this.writeStatus(claim, status, signal);
       return {};
     }
@@ -99,16 +102,23 @@ export class ClaimReconciler {
       const xr = await this.syncComposite(claim, signal);
       if (xr) await this.syncClaim(claim, xr, { status, signal });
       for (const condition of claimConditionsFrom(xr)) status.setCondition(condition);
-      status.setCondition({ type: 'Synced', status: 'True', reason: 'ReconcileSuccess' });
+      status.setCondition(RECONCILE_SUCCESS);
     } catch (err) {
       if (isConflict(err)) throw err;
       const reason = err instanceof ClaimError ? err.reason : 'ConfigureCompositeResource';
-      const message = failureMessage(err);
-      this.options.events.event(claim, { type: 'Warning', reason, message });
-      status.setCondition({ type: 'Synced', status: 'False', reason: 'ReconcileError', message });
-      await this.writeStatus(claim, status, signal).catch((writeErr: unknown) => {
-        this.options.logger.warn({ claim: key, err: failureMessage(writeErr) }, 'cannot write claim status');
-      });
+      await reportFailure(
+        {
+          status,
+          event: (input) => {
+            this.options.events.event(claim, input);
+          },
+          writeStatus: () => this.writeStatus(claim, status, signal),
+          onWriteError: (writeErr) => {
+            this.options.logger.warn({ claim: key, err: errorMessage(writeErr) }, 'cannot write claim status');
+          },
+        },
+        { reason, message: errorMessage(err) },
+      );
       throw err;
     }
     await this.writeStatus(claim, status, signal);
@@ -128,7 +138,7 @@ export class ClaimReconciler {
     if (existing?.metadata.deletionTimestamp) return undefined;
     // Record the binding before the XR exists, so a crash in between finds this XR rather than making another.
     if (!ref) await this.applyClaimSpec(claim, { resourceRef: { ...typeRef(xrType), name } }, signal);
-    const desired = withAppliedDigest(compositeFromClaim(claim, xrType, name, existing)) as Xr;
+    const desired: Xr = withAppliedDigest(compositeFromClaim(claim, xrType, name, existing));
     if (isApplied(desired, existing)) return existing;
     const path = await this.options.discovery.path(xrType.apiVersion, xrType.kind, name);
     return this.options.client.request<Xr>('PATCH', path, {

@@ -1,6 +1,6 @@
 // `compositor diagnose <resource> <name> [-n ns] [-o json]` (or `--stuck`, see stuckXrs.ts): reads the cluster and says why a resource is or is not
 // reconciling. What it reads is gathered here; what it concludes is in diagnosis.ts.
-import type { Condition } from '../composite/index.js';
+import type { Condition } from '../controller/index.js';
 import { Discovery, getIfExists, KubeClient, loadKubeConfig } from '../kube/index.js';
 import { LEASE_NAME } from '../manager/index.js';
 import { diagnose, type ComposedFacts, type EventFacts, type Facts, type LeaseFacts } from './diagnosis.js';

@@ -1,6 +1,6 @@
 // What `compositor diagnose` concludes from what it read: the most blocking cause first, then every fact a platform
 // engineer asks about when a resource is not reconciling. Pure, so each cause is tested without a cluster.
-import type { Condition } from '../composite/index.js';
+import type { Condition } from '../controller/index.js';
 
 export interface LeaseFacts {
   namespace: string;

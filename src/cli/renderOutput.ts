@@ -1,7 +1,7 @@
 // What `compositor render` prints, as `crossplane render` prints it: the XR (the pipeline's desired composite,
 // with a Ready condition), then every desired composed resource with the metadata Crossplane would add, sorted by
 // composition resource name. Timestamps are fixed so the output is stable in CI diffs.
-import { unreadyMessage } from '../composite/index.js';
+import { unreadyMessage } from '../controller/index.js';
 import type { JsonObject, PipelineOutput, Resource } from '../functions/index.js';
 
 /** Every lastTransitionTime in the output, as crossplane render writes it. */

@@ -1,7 +1,8 @@
 // `compositor diagnose --stuck`: the XRs that have been not Ready or not Synced the longest, across every XR kind
 // the XRDs define, with the reason each is stuck. The same rule as the compositor_composite_stuck_seconds gauge.
 import { formatDuration } from '../apis/index.js';
-import { stuckSummary, type StuckXr, type Xr } from '../composite/index.js';
+import { stuckSummary, type StuckXr } from '../composite/index.js';
+import type { Xr } from '../controller/index.js';
 import { typeOf, type CompositeResourceDefinition } from '../definition/index.js';
 import { isNotFound, type KubeClient } from '../kube/index.js';
 

@@ -1,6 +1,6 @@
 // The three shapes `compositor trace` prints a tree in, each as `crossplane beta trace` prints it: a table (default
 // and wide), JSON and Graphviz dot. Pure functions of the tree, so their exact output is unit-tested.
-import { PAUSED_ANNOTATION, RECONCILE_PAUSED } from '../composite/index.js';
+import { PAUSED_ANNOTATION, RECONCILE_PAUSED } from '../controller/index.js';
 import { tabulate } from './tabWriter.js';
 import type { TraceError, TraceNode, TracedCondition } from './traceTree.js';
 

@@ -1,9 +1,9 @@
 import type { OwnWrites } from '../circuitbreaker/index.js';
+import { COMPOSITE_LABEL, type Xr, type XrType } from '../controller/index.js';
 import { CONTENT_TYPE, isNotFound, type Discovery, type KubeClient } from '../kube/index.js';
 import { appliesAs, machineryOwnedByXrOwner, MACHINERY_FIELD_OWNER, type ManagedFieldsEntry } from './fieldOwners.js';
 import { mapLimited } from './limitedParallel.js';
-import type { XrType } from './reconciler.js';
-import { COMPOSITE_FINALIZER, COMPOSITE_LABEL, machineryOf, type Xr } from './xr.js';
+import { COMPOSITE_FINALIZER, machineryOf } from './xr.js';
 
 // Earlier compositor releases applied an XR's whole machinery (finalizer, composite label, Composition and revision
 // references, resourceRefs) under Crossplane's XR manager name. Crossplane applies only resourceRefs under that name,

@@ -1,18 +1,14 @@
 import type { OwnerReference } from '../apis/index.js';
-import { digest, type JsonObject } from '../functions/index.js';
+import { CLAIM_NAME_LABEL, CLAIM_NAMESPACE_LABEL, COMPOSITE_LABEL, type Xr } from '../controller/index.js';
+import type { JsonObject } from '../functions/index.js';
 import type { KubeObject } from '../kube/index.js';
 import { childName } from './names.js';
-import { COMPOSITE_LABEL, type Xr } from './xr.js';
 
 // Composed resources as compositor writes them: metadata rendered from the XR (Crossplane's
-// RenderComposedResourceMetadata), a deterministic name, and the test that lets a steady-state reconcile skip the
-// server-side apply entirely.
+// RenderComposedResourceMetadata) and a deterministic name. Whether one needs applying at all is
+// src/controller/applied.ts.
 
 export const RESOURCE_NAME_ANNOTATION = 'crossplane.io/composition-resource-name';
-export const CLAIM_NAME_LABEL = 'crossplane.io/claim-name';
-export const CLAIM_NAMESPACE_LABEL = 'crossplane.io/claim-namespace';
-/** Digest of the object compositor last applied; lets it see that a function stopped returning a field. */
-export const APPLIED_DIGEST_ANNOTATION = 'compositor.crossplane.io/applied-digest';
 
 const SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 const RBAC_KINDS = new Set(['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
@@ -132,41 +128,4 @@ function validateName(object: ComposedObject, resourceName: string): void {
       `composed resource "${resourceName}" has an invalid name "${object.metadata.name}": it must be a lowercase RFC 1123 subdomain of at most 253 characters`,
     );
   }
-}
-
-/** Stamps the digest of what is about to be applied, so the next reconcile can tell whether it changed. */
-export function withAppliedDigest(object: ComposedObject): ComposedObject {
-  const stamped = structuredClone(object);
-  delete stamped.metadata.annotations?.[APPLIED_DIGEST_ANNOTATION];
-  const annotations = { ...stamped.metadata.annotations, [APPLIED_DIGEST_ANNOTATION]: digest(stamped).slice(0, 32) };
-  stamped.metadata.annotations = annotations;
-  return stamped;
-}
-
-/**
- * True when applying `desired` (already stamped) would change nothing: the observed object carries every desired
- * field with the same value, and was last applied from the same desired object (so no field compositor used to
- * set has since been dropped; server-side apply would remove it). A steady-state reconcile then writes nothing.
- */
-export function isApplied(desired: ComposedObject, observed: ComposedObject | undefined): boolean {
-  if (!observed || observed.metadata.deletionTimestamp) return false;
-  return isSubset(desired, observed);
-}
-
-/**
- * Whether every field of `subset` is in `superset` with an equal value. Lists must have the same length and match
- * item by item, since the API server keeps list order; fields the server or other managers add are ignored.
- */
-export function isSubset(subset: unknown, superset: unknown): boolean {
-  if (subset === null || subset === undefined) return superset === null || superset === undefined;
-  if (Array.isArray(subset)) {
-    if (!Array.isArray(superset) || superset.length !== subset.length) return false;
-    return subset.every((item, i) => isSubset(item, superset[i]));
-  }
-  if (typeof subset === 'object') {
-    if (superset === null || typeof superset !== 'object' || Array.isArray(superset)) return false;
-    const whole = superset as Record<string, unknown>;
-    return Object.entries(subset).every(([key, value]) => isSubset(value, whole[key]));
-  }
-  return subset === superset;
 }

@@ -1,7 +1,7 @@
+import type { Xr } from '../controller/index.js';
 import { readSecretData, type KubeClient } from '../kube/index.js';
 import type { ComposedObject } from './composed.js';
 import type { RevisionObject } from './selection.js';
-import type { Xr } from './xr.js';
 
 // Connection details around the composite reconciler (docs/crossplane-differences.md#claims-and-legacy-xrs): what
 // composed resources published (observed state for functions), where a legacy XR publishes its own, and which keys

@@ -1,5 +1,14 @@
 import type { Logger } from 'pino';
+import { errorMessage } from '../base/index.js';
 import { OwnWrites, TokenBucketBreaker, type BreakerSettings, type Transition } from '../circuitbreaker/index.js';
+import {
+  describe,
+  effectivePollInterval,
+  restartDelayMs,
+  type PollIntervalFlags,
+  type Xr,
+  type XrType,
+} from '../controller/index.js';
 import type { FunctionRunner } from '../functions/index.js';
 import { isConflict, type Discovery, type EventSink, type KubeClient, type KubeObject } from '../kube/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
@@ -7,14 +16,13 @@ import type { Metrics } from '../metrics/index.js';
 import { ReconcileQueue } from '../queue/index.js';
 import { objectKey, waitAtMost, type InformerLease, type InformerRegistry, type ObjectStore } from '../watch/index.js';
 import { adoptMachinery } from './adoptMachinery.js';
+import type { ComposedCache } from './composedCache.js';
 import { CompositeEventPipeline } from './eventPipeline.js';
-import { effectivePollInterval, type PollIntervalFlags } from './pollInterval.js';
 import { NamespaceWeights } from './queueWeights.js';
-import { CompositeReconciler, failureMessage, type ComposedCache, type XrType } from './reconciler.js';
-import { restartDelayMs } from './restart.js';
-import { stuckSummary } from './stuck.js';
+import { CompositeReconciler } from './reconciler.js';
 import type { XrdDefaults } from './selection.js';
-import { describe, machineryOf, type Xr } from './xr.js';
+import { stuckSummary } from './stuck.js';
+import { machineryOf } from './xr.js';
 
 /** How long a starting controller waits at most for the caches of the kinds its XRs compose. */
 const WARM_START_LIMIT_MS = 30_000;
@@ -102,7 +110,7 @@ export class CompositeController implements Lifecycle {
         return this.reconciler.reconcile(key, signal);
       },
       onError: (key, err) => {
-        logger.info({ controller: name, xr: key, err: failureMessage(err) }, 'reconcile failed; backing off');
+        logger.info({ controller: name, xr: key, err: errorMessage(err) }, 'reconcile failed; backing off');
       },
     });
     this.pipeline = new CompositeEventPipeline({
@@ -222,7 +230,7 @@ export class CompositeController implements Lifecycle {
       (err: unknown) => {
         if (this.stopping.signal.aborted) return;
         options.logger.warn(
-          { controller: options.name, err: failureMessage(err) },
+          { controller: options.name, err: errorMessage(err) },
           'cannot adopt XR machinery from earlier releases; a rollback to Crossplane may strip composition refs',
         );
       },
@@ -247,7 +255,7 @@ export class CompositeController implements Lifecycle {
     const watches = [...this.xrsByKind.keys()].map(async (gvk) => {
       const slash = gvk.lastIndexOf('/');
       await this.pipeline.watchComposed(gvk.slice(0, slash), gvk.slice(slash + 1)).catch((err: unknown) => {
-        this.options.logger.warn({ kind: gvk, err: failureMessage(err) }, 'cannot watch a composed kind yet');
+        this.options.logger.warn({ kind: gvk, err: errorMessage(err) }, 'cannot watch a composed kind yet');
       });
     });
     await waitAtMost(Promise.all(watches), WARM_START_LIMIT_MS);
@@ -280,7 +288,7 @@ export class CompositeController implements Lifecycle {
       this.xrsByKind.delete(kind);
       const slash = kind.lastIndexOf('/');
       this.pipeline.unwatchComposed(kind.slice(0, slash), kind.slice(slash + 1)).catch((err: unknown) => {
-        this.options.logger.warn({ kind, err: failureMessage(err) }, 'cannot stop watching a composed kind');
+        this.options.logger.warn({ kind, err: errorMessage(err) }, 'cannot stop watching a composed kind');
       });
     }
   }

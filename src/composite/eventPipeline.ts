@@ -9,6 +9,7 @@ import {
   type Subscription,
 } from 'rxjs';
 import type { Logger } from 'pino';
+import { errorMessage } from '../base/index.js';
 import type { KubeObject } from '../kube/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
 import { isRequired, type RequiredWatch } from './requiredResources.js';
@@ -296,7 +297,7 @@ export class CompositeEventPipeline implements Lifecycle {
       return map();
     } catch (err) {
       this.options.logger.error(
-        { source, object: objectKey(event.object), err: err instanceof Error ? err.message : String(err) },
+        { source, object: objectKey(event.object), err: errorMessage(err) },
         'cannot map a watch event to XRs; event ignored',
       );
       return [];

@@ -1,41 +1,16 @@
 // composite: the XR reconciler. Composition selection, the function pipeline, apply, garbage collection, status
-// and the requeue decision, plus the controller that feeds it events. The pure parts (naming, poll intervals,
-// reconcile requests, conditions, selection, restart spread) have no Kubernetes imports.
+// and the requeue decision, plus the controller that feeds it events. The pure parts (naming, selection) have no
+// Kubernetes imports; what every controller shares (conditions, status, poll intervals) is in src/controller.
 export { childName } from './names.js';
 export { mapLimited } from './limitedParallel.js';
-export {
-  effectivePollInterval,
-  INVALID_POLL_INTERVAL_REASON,
-  POLL_INTERVAL_ANNOTATION,
-  PollIntervalWarnings,
-  withJitter,
-  type EffectivePollInterval,
-  type PollIntervalFlags,
-} from './pollInterval.js';
-export {
-  pendingReconcileRequest,
-  reconcileRequestHandledEvent,
-  RECONCILE_REQUESTED_AT_ANNOTATION,
-} from './reconcileRequest.js';
-export {
-  RECONCILE_PAUSED,
-  RECONCILIATION_PAUSED_EVENT,
-  sameCondition,
-  setCondition,
-  SYSTEM_CONDITION_TYPES,
-  unreadyMessage,
-  type Condition,
-} from './conditions.js';
 export { COMPOSITION_REVISION, CompositeEventPipeline, type CompositeEventPipelineOptions } from './eventPipeline.js';
+export { isRequired, type RequiredWatch } from './requiredResources.js';
 export {
-  APPLIED_DIGEST_ANNOTATION,
-  CLAIM_NAME_LABEL,
-  CLAIM_NAMESPACE_LABEL,
-  isApplied,
-  isSubset,
+  ComposedResourceError,
+  controllerOf,
   renderComposed,
   RESOURCE_NAME_ANNOTATION,
-  withAppliedDigest,
+  type ComposedObject,
 } from './composed.js';
 export {
   COMPOSITION_NAME_LABEL,
@@ -47,7 +22,6 @@ export {
   type RevisionObject,
   type XrdDefaults,
 } from './selection.js';
-export { StatusDraft } from './status.js';
 export {
   composedFieldOwner,
   machineryOwnedByXrOwner,
@@ -57,21 +31,35 @@ export {
   XR_FIELD_OWNER,
   type ManagedFieldsEntry,
 } from './fieldOwners.js';
-export { isSettled, restartDelayMs } from './restart.js';
-export { CompositeReconciler, failureMessage, type CompositeReconcilerOptions, type XrType } from './reconciler.js';
+export type { ComposedCache } from './composedCache.js';
+export {
+  ComposedClient,
+  DEFAULT_MAX_CONCURRENT_APPLIES,
+  type Applied,
+  type ComposedClientOptions,
+  type ComposedResources,
+  type DesiredResource,
+} from './composedClient.js';
+export {
+  CachedCompositionSelector,
+  type CachedCompositionSelectorOptions,
+  type CompositionSelector,
+  type Selected,
+} from './compositionSelector.js';
+export { FunctionPipeline, type CompositionPipeline, type FunctionPipelineOptions } from './functionPipeline.js';
+export {
+  ApiResultPublisher,
+  SYSTEM_CONDITION_TYPES,
+  type ApiResultPublisherOptions,
+  type ResultPublisher,
+} from './resultPublisher.js';
+export { ApiXrWriter, type XrWriter } from './xrWriter.js';
+export { Composer, type Composed, type CompositeSteps } from './compose.js';
+export { CompositeReconciler, type CompositeReconcilerOptions } from './reconciler.js';
 export {
   CompositeController,
   type CompositeControllerOptions,
   type CompositeControllerSettings,
 } from './controller.js';
-export {
-  claimOf,
-  COMPOSITE_FINALIZER,
-  COMPOSITE_LABEL,
-  isBeingDeleted,
-  isPaused,
-  PAUSED_ANNOTATION,
-  type ClaimRef,
-  type Xr,
-} from './xr.js';
+export { COMPOSITE_FINALIZER, machineryOf, type Machinery, type ResourceRef } from './xr.js';
 export { stuckSummary, type StuckSummary, type StuckXr } from './stuck.js';

@@ -1,5 +1,5 @@
+import type { Condition } from '../controller/index.js';
 import type { PipelineStep } from '../functions/index.js';
-import type { Condition } from './conditions.js';
 import type { LabelSelector, Machinery, NamedRef } from './xr.js';
 
 // Which Composition and which CompositionRevision an XR uses (Crossplane's selector chain: enforced, default,

@@ -1,4 +1,4 @@
-import { findCondition, isPaused, type Xr } from './xr.js';
+import { findCondition, isPaused, type Xr } from '../controller/index.js';
 
 // How long XRs have been stuck: not Ready or not Synced. Pure, so the gauges computed at scrape time and
 // `compositor diagnose --stuck` agree on what "stuck" and "since" mean.

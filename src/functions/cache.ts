@@ -1,6 +1,7 @@
 // The response cache (--enable-function-response-cache, on by default): a function's response is reused for an
 // identical request until its TTL ends. Keyed by function name and a digest of the request; responses without a TTL
 // are never stored. Crossplane's cache (off by default there) keeps the same entries on disk; this one is in memory.
+import { LruMap } from '../base/index.js';
 import { digest } from './hash.js';
 import type { FunctionCall, FunctionRunner } from './runner.js';
 import type { RunFunctionResponse } from './types.js';
@@ -12,7 +13,10 @@ export interface CacheDeps {
    * function's TTL alone decides, as Crossplane's cache reads its --xfn-cache-max-ttl 0.
    */
   maxTtlMs?: number;
-  /** Entries kept at most; expired entries go first, then the oldest. Default 10000. */
+  /**
+   * Entries kept at most; when full, the entries stored first go first, and expired ones among them before the
+   * oldest live one. Default 10000.
+   */
   maxEntries?: number;
 }
 
@@ -29,17 +33,20 @@ interface Entry {
 }
 
 export class CachingRunner implements FunctionRunner {
-  private readonly entries = new Map<string, Entry>();
+  /** By key, in the order they were stored: a hit does not make an entry live longer. */
+  private readonly entries: LruMap<string, Entry>;
 
   constructor(
     private readonly inner: FunctionRunner,
     private readonly deps: CacheDeps = {},
-  ) {}
+  ) {
+    this.entries = new LruMap({ max: deps.maxEntries ?? 10_000 });
+  }
 
   async run(call: FunctionCall): Promise<RunFunctionResponse> {
     const now = this.deps.now ?? Date.now;
     const key = `${call.functionName}/${digest(call.request)}`;
-    const hit = this.entries.get(key);
+    const hit = this.entries.peek(key);
     if (hit !== undefined && hit.deadline > now()) return structuredClone(hit.response);
     const response = await this.inner.run(call);
     const ttl = clampTtl(response.meta?.ttlMs ?? 0, this.deps.maxTtlMs ?? DEFAULT_MAX_TTL_MS);
@@ -52,15 +59,12 @@ export class CachingRunner implements FunctionRunner {
     return this.entries.size;
   }
 
+  /** Stores an entry; when full, expired entries at the front go first, then the map forgets the oldest. */
   private store(key: string, entry: Entry): void {
-    const max = this.deps.maxEntries ?? 10_000;
-    if (this.entries.size >= max) {
+    if (this.entries.size >= (this.deps.maxEntries ?? 10_000)) {
       const now = (this.deps.now ?? Date.now)();
-      for (const [k, e] of this.entries) if (e.deadline <= now) this.entries.delete(k);
-      const oldest = this.entries.keys().next();
-      if (this.entries.size >= max && oldest.done !== true) this.entries.delete(oldest.value);
+      this.entries.deleteWhile((e) => e.deadline <= now);
     }
-    this.entries.delete(key);
     this.entries.set(key, entry);
   }
 }

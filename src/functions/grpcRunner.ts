@@ -2,6 +2,7 @@
 // UNAVAILABLE with exponential backoff, and the v1beta1 fallback for functions that only serve the old service.
 import { Client, Metadata, status, type ChannelCredentials, type ServiceError } from '@grpc/grpc-js';
 import { formatDuration } from '../apis/index.js';
+import { backoffDelay, errorMessage } from '../base/index.js';
 import { requestToWire, responseFromWire } from './codec.js';
 import type { EndpointResolver } from './endpoint.js';
 import { FunctionCallError } from './errors.js';
@@ -11,7 +12,18 @@ import type { RunFunctionResponse } from './types.js';
 
 export interface GrpcRunnerDeps {
   resolveEndpoint: EndpointResolver;
-  credentials: ChannelCredentials;
+  /**
+   * The credentials of a function's channel, taken when the channel to its endpoint opens: one for every function,
+   * or chosen per function (those compositor runs trust its own CA, the others --function-tls-dir). A function whose
+   * credentials cannot be had throws here; its call fails naming the endpoint.
+   */
+  credentials: ChannelCredentials | ((functionName: string) => ChannelCredentials);
+  /**
+   * Test only (docs/testing.md#function-packages): dials the address given for an endpoint, such as a function's
+   * Service DNS target mapped to a loopback port, while TLS still verifies the endpoint's own host name
+   * (`grpc.ssl_target_name_override`). Never set outside tests: it bypasses name resolution.
+   */
+  dialOverrides?: Readonly<Record<string, string>>;
   /** Deadline of one call including its retries (--function-timeout). Default 60s. */
   timeoutMs?: number;
   /** Attempts per call when the function is UNAVAILABLE. Default 4. */
@@ -69,10 +81,18 @@ export class GrpcFunctionRunner implements FunctionRunner {
     this.clients.clear();
   }
 
-  private client(endpoint: string): Client {
+  private client(endpoint: string, functionName: string): Client {
     let client = this.clients.get(endpoint);
     if (client === undefined) {
-      client = new Client(endpoint, this.deps.credentials, CHANNEL_OPTIONS);
+      const { credentials, dialOverrides } = this.deps;
+      const creds = typeof credentials === 'function' ? credentials(functionName) : credentials;
+      const address = dialOverrides?.[endpoint];
+      const host = targetHost(endpoint);
+      const options =
+        address === undefined
+          ? CHANNEL_OPTIONS
+          : { ...CHANNEL_OPTIONS, 'grpc.ssl_target_name_override': host, 'grpc.default_authority': host };
+      client = new Client(address ?? endpoint, creds, options);
       this.clients.set(endpoint, client);
     }
     return client;
@@ -81,15 +101,15 @@ export class GrpcFunctionRunner implements FunctionRunner {
   private async callWithRetry(call: FunctionCall, endpoint: string, deadline: number): Promise<RunFunctionResponse> {
     const attempts = this.deps.attempts ?? 4;
     const now = this.deps.now ?? Date.now;
-    let delay = this.deps.backoffMs ?? 100;
+    const backoff = { baseMs: this.deps.backoffMs ?? 100, capMs: this.deps.maxBackoffMs ?? 2000 };
     for (let attempt = 1; ; attempt++) {
+      const delay = backoffDelay(backoff, attempt - 1);
       try {
         return await this.callOnce(call, endpoint, deadline);
       } catch (err) {
         const retry = isUnavailable(err) && attempt < attempts && now() + delay < deadline;
         if (!retry) throw this.wrap(call, endpoint, err);
         await (this.deps.sleep ?? sleepReal)(delay);
-        delay = Math.min(delay * 2, this.deps.maxBackoffMs ?? 2000);
       }
     }
   }
@@ -105,7 +125,7 @@ export class GrpcFunctionRunner implements FunctionRunner {
 
   private unary(path: string, call: FunctionCall, endpoint: string, deadline: number): Promise<RunFunctionResponse> {
     const method = runFunctionMethod();
-    const client = this.client(endpoint);
+    const client = this.client(endpoint, call.functionName);
     return new Promise((resolve, reject) => {
       const grpcCall = client.makeUnaryRequest(
         path,
@@ -141,11 +161,23 @@ export class GrpcFunctionRunner implements FunctionRunner {
   }
 }
 
+/**
+ * The host name of a gRPC target, which TLS verifies the server's certificate against.
+ *
+ * @example targetHost('dns:///function-kcl.crossplane-system:9443') // 'function-kcl.crossplane-system'
+ */
+export function targetHost(target: string): string {
+  const scheme = /^[a-z][a-z0-9+.-]*:(.*)$/i.exec(target);
+  // host:port has no scheme: what follows its colon is the port.
+  const rest = scheme?.[1] !== undefined && !/^\d+$/.test(scheme[1]) ? scheme[1].replace(/^\/\/[^/]*\//, '') : target;
+  return rest.replace(/:\d+$/, '');
+}
+
 function isUnavailable(err: unknown): boolean {
   return (err as Partial<ServiceError>).code === status.UNAVAILABLE;
 }
 
+/** A gRPC error's details (the server's own words), else its message. */
 function errorText(err: unknown): string {
-  if (err instanceof Error) return (err as Partial<ServiceError>).details ?? err.message;
-  return String(err);
+  return (err instanceof Error ? (err as Partial<ServiceError>).details : undefined) ?? errorMessage(err);
 }

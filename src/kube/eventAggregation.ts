@@ -1,6 +1,7 @@
 // The pure half of the Event recorder: which occurrences aggregate into one Event, the bounded table of open
 // series, and the wire formats the API server validates (MicroTime, note length, object names). No I/O and no
 // clock of its own, so all of it is tested without a server.
+import { LruMap } from '../base/index.js';
 
 /** events.k8s.io/v1 rejects a note longer than 1 kB (counted in bytes). */
 export const NOTE_MAX_BYTES = 1024;
@@ -89,13 +90,15 @@ export interface SeriesTableOptions {
 }
 
 /**
- * The open series by aggregate key, bounded in both time and count. Map order is least recently observed first
- * (an observed key is moved to the end), so expiry and eviction both only ever look at the front.
+ * The open series by aggregate key, bounded in both time and count. The least recently observed comes first, so
+ * expiry and eviction both only ever look at the front.
  */
 export class SeriesTable<T> {
-  private readonly series = new Map<string, Series<T>>();
+  private readonly series: LruMap<string, Series<T>>;
 
-  constructor(private readonly options: SeriesTableOptions) {}
+  constructor(private readonly options: SeriesTableOptions) {
+    this.series = new LruMap({ max: options.maxTracked });
+  }
 
   get size(): number {
     return this.series.size;
@@ -106,33 +109,18 @@ export class SeriesTable<T> {
    * `start` when there is none or the previous occurrence is a window or more ago.
    */
   observe(key: string, now: number, start: () => { name: string; detail: T }): Series<T> {
-    this.forgetExpired(now);
-    const open = this.series.get(key);
-    this.series.delete(key);
+    this.series.deleteWhile((series) => this.expired(series, now));
+    const open = this.series.peek(key);
     const series = open && !this.expired(open, now) ? open : newSeries(key, now, start());
     series.count++;
     series.lastObserved = now;
+    // Set again: now the most recently observed; the least recently observed beyond maxTracked is forgotten.
     this.series.set(key, series);
-    this.forgetOverflow();
     return series;
   }
 
   private expired(series: Series<T>, now: number): boolean {
     return now - series.lastObserved >= this.options.windowMs;
-  }
-
-  private forgetExpired(now: number): void {
-    for (const [key, series] of this.series) {
-      if (!this.expired(series, now)) return;
-      this.series.delete(key);
-    }
-  }
-
-  private forgetOverflow(): void {
-    for (const key of this.series.keys()) {
-      if (this.series.size <= this.options.maxTracked) return;
-      this.series.delete(key);
-    }
   }
 }
 

@@ -1,7 +1,8 @@
 import type { Subscription } from 'rxjs';
 import type { Logger } from 'pino';
 import { OwnWrites } from '../circuitbreaker/index.js';
-import { effectivePollInterval, failureMessage, restartDelayMs } from '../composite/index.js';
+import { errorMessage } from '../base/index.js';
+import { effectivePollInterval, restartDelayMs } from '../controller/index.js';
 import { isConflict, type EventSink, type KubeClient } from '../kube/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
 import type { Metrics } from '../metrics/index.js';
@@ -81,7 +82,7 @@ export class ManagedController<T extends ManagedResource = ManagedResource> impl
         return this.reconciler.reconcile(key, signal);
       },
       onError: (key, err) => {
-        this.logger.info({ mr: key, err: failureMessage(err) }, 'reconcile failed; backing off');
+        this.logger.info({ mr: key, err: errorMessage(err) }, 'reconcile failed; backing off');
       },
     });
   }

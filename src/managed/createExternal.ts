@@ -1,3 +1,4 @@
+import { RECONCILE_SUCCESS } from '../controller/index.js';
 import type { ReconcileResult } from '../queue/index.js';
 import {
   EXTERNAL_CREATE_FAILED_ANNOTATION,
@@ -53,7 +54,7 @@ export async function createExternal<T extends ManagedResource>(
     message: 'Successfully requested creation of external resource',
   });
   pass.status.setCondition({ type: 'Ready', status: 'False', reason: 'Creating' });
-  pass.status.setCondition({ type: 'Synced', status: 'True', reason: 'ReconcileSuccess' });
+  pass.status.setCondition(RECONCILE_SUCCESS);
   await pass.writeStatus();
   return { requeueAfterMs: OBSERVE_AFTER_CREATE_MS };
 }

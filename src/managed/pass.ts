@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import { failureMessage, type StatusDraft } from '../composite/index.js';
+import { errorMessage } from '../base/index.js';
+import { reportFailure, type StatusDraft } from '../controller/index.js';
 import { isConflict, type EventInput, type EventSink } from '../kube/index.js';
 import type { ConnectionSecretPublisher } from './connectionSecret.js';
 import type { ConnectionDetails, ManagedResource } from './types.js';
@@ -97,19 +98,25 @@ export class ManagedPass<T extends ManagedResource> implements PassState<T> {
     const { err } = failure;
     // A stale cache: retried at once and quietly, without an event.
     if (isConflict(err)) throw err;
-    const message = `${failure.what}: ${failureMessage(err)}`;
-    this.event({ type: 'Warning', reason: failure.reason, message });
+    const message = `${failure.what}: ${errorMessage(err)}`;
     if (failure.ready) this.status.setCondition({ type: 'Ready', status: 'False', reason: failure.ready });
-    this.status.setCondition({ type: 'Synced', status: 'False', reason: 'ReconcileError', message });
-    try {
-      await this.writeStatus();
-    } catch (writeErr) {
-      this.deps.logger.warn({ mr: this.key, err: failureMessage(writeErr) }, 'cannot write managed resource status');
-    }
+    await reportFailure(
+      {
+        status: this.status,
+        event: (input) => {
+          this.event(input);
+        },
+        writeStatus: () => this.writeStatus(),
+        onWriteError: (writeErr) => {
+          this.deps.logger.warn({ mr: this.key, err: errorMessage(writeErr) }, 'cannot write managed resource status');
+        },
+      },
+      { reason: failure.reason, message },
+    );
     throw new Error(message, { cause: err });
   }
 
   warn(message: string, err: unknown): void {
-    this.deps.logger.warn({ mr: this.key, err: failureMessage(err) }, message);
+    this.deps.logger.warn({ mr: this.key, err: errorMessage(err) }, message);
   }
 }

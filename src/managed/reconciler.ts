@@ -1,20 +1,21 @@
 import type { Logger } from 'pino';
+import { errorMessage } from '../base/index.js';
 import {
   effectivePollInterval,
-  failureMessage,
   INVALID_POLL_INTERVAL_REASON,
   isBeingDeleted,
   isPaused,
   isSettled,
+  markPaused,
   pendingReconcileRequest,
   PollIntervalWarnings,
-  RECONCILE_PAUSED,
+  RECONCILE_SUCCESS,
+  reconcileError,
   reconcileRequestHandledEvent,
-  RECONCILIATION_PAUSED_EVENT,
   StatusDraft,
   withJitter,
   type PollIntervalFlags,
-} from '../composite/index.js';
+} from '../controller/index.js';
 import type { EventSink } from '../kube/index.js';
 import type { ReconcileResult } from '../queue/index.js';
 import type { ObjectStore } from '../watch/index.js';
@@ -147,8 +148,7 @@ export class ManagedReconciler<T extends ManagedResource = ManagedResource> {
   }
 
   private async pause(pass: ManagedPass<T>): Promise<ReconcileResult> {
-    if (pass.status.condition('Synced')?.reason !== RECONCILE_PAUSED.reason) pass.event(RECONCILIATION_PAUSED_EVENT);
-    pass.status.setCondition(RECONCILE_PAUSED);
+    markPaused(pass);
     await pass.writeStatus();
     return {};
   }
@@ -156,7 +156,7 @@ export class ManagedReconciler<T extends ManagedResource = ManagedResource> {
   /** A problem only the user can fix (an edit sends the MR back here): reported, not retried. */
   private async refuse(pass: ManagedPass<T>, reason: string, message: string): Promise<ReconcileResult> {
     pass.event({ type: 'Warning', reason, message });
-    pass.status.setCondition({ type: 'Synced', status: 'False', reason: 'ReconcileError', message });
+    pass.status.setCondition(reconcileError(message));
     await pass.writeStatus();
     return {};
   }
@@ -188,7 +188,7 @@ export class ManagedReconciler<T extends ManagedResource = ManagedResource> {
       return await run(external);
     } finally {
       await external.disconnect(pass.signal).catch((err: unknown) => {
-        pass.event({ type: 'Warning', reason: 'CannotDisconnectFromProvider', message: failureMessage(err) });
+        pass.event({ type: 'Warning', reason: 'CannotDisconnectFromProvider', message: errorMessage(err) });
       });
     }
   }
@@ -301,7 +301,7 @@ export class ManagedReconciler<T extends ManagedResource = ManagedResource> {
       reason: 'DeletedExternalResource',
       message: 'Successfully requested deletion of external resource',
     });
-    pass.status.setCondition({ type: 'Synced', status: 'True', reason: 'ReconcileSuccess' });
+    pass.status.setCondition(RECONCILE_SUCCESS);
     await pass.writeStatus();
     // Observed again until it is gone; only then is the finalizer removed.
     return { requeueAfterMs: DELETION_RECHECK_MS };
@@ -321,7 +321,7 @@ export class ManagedReconciler<T extends ManagedResource = ManagedResource> {
     policies: ManagementPolicies,
   ): Promise<ReconcileResult> {
     const { mr, status } = pass;
-    status.setCondition({ type: 'Synced', status: 'True', reason: 'ReconcileSuccess' });
+    status.setCondition(RECONCILE_SUCCESS);
     const token = pendingReconcileRequest(mr.metadata.annotations, mr.status?.lastHandledReconcileAt);
     if (token !== undefined) {
       status.set('lastHandledReconcileAt', token);

@@ -1,4 +1,4 @@
-import type { Condition, Xr } from '../composite/index.js';
+import type { ConditionInput, ReconciledObject } from '../controller/index.js';
 
 // The contract between the managed reconciler and a provider, in the shape of crossplane-runtime's
 // pkg/reconciler/managed (ExternalConnecter, ExternalClient, ExternalObservation), written for TypeScript.
@@ -26,14 +26,14 @@ export type ManagedSpec = Record<string, unknown> & {
  * A managed resource (MR): a Kubernetes object that stands for one resource in an external system. It reads like
  * an XR for the parts both have (conditions, poll interval, reconcile requests), so the timing helpers are shared.
  */
-export interface ManagedResource extends Xr {
-  metadata: Xr['metadata'] & { creationTimestamp?: string };
+export interface ManagedResource extends ReconciledObject {
+  metadata: ReconciledObject['metadata'] & { creationTimestamp?: string };
   spec?: ManagedSpec;
-  status?: NonNullable<Xr['status']> & { atProvider?: Record<string, unknown> };
+  status?: NonNullable<ReconciledObject['status']> & { atProvider?: Record<string, unknown> };
 }
 
 /** A condition a provider reports from Observe; Synced is the reconciler's own and is ignored. */
-export type ReportedCondition = Omit<Condition, 'lastTransitionTime' | 'observedGeneration'>;
+export type ReportedCondition = ConditionInput;
 
 /** What Observe found. */
 export interface ExternalObservation {

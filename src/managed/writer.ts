@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { backoffDelay, type Backoff } from '../base/index.js';
 import type { OwnWrites } from '../circuitbreaker/index.js';
 import {
   ApiError,
@@ -15,8 +16,9 @@ export const MANAGED_FINALIZER = 'finalizer.managedresource.crossplane.io';
 /** The field manager of every write compositor makes to a managed resource. */
 export const MANAGED_FIELD_MANAGER = FIELD_MANAGERS.managed;
 
-/** Delays between the attempts of a critical annotation write (client-go's DefaultBackoff steps, roughly). */
-const CRITICAL_RETRY_DELAYS_MS = [10, 50, 250, 1_000];
+/** Retries of a critical annotation write: client-go's DefaultBackoff (10 ms, x5, 4 steps), capped at 1 s. */
+const CRITICAL_RETRY: Backoff = { baseMs: 10, capMs: 1_000, factor: 5 };
+const CRITICAL_RETRY_STEPS = 4;
 
 /**
  * Every write the managed reconciler makes to an MR, each recorded as its own so its watch event (the echo)
@@ -95,9 +97,8 @@ export class ManagedWriter {
       try {
         return await this.patchMetadata(mr, { annotations }, signal);
       } catch (err) {
-        const delay = CRITICAL_RETRY_DELAYS_MS[attempt];
-        if (delay === undefined || isNotFound(err) || signal.aborted) throw err;
-        await sleep(delay, undefined, { signal }).catch(() => undefined);
+        if (attempt >= CRITICAL_RETRY_STEPS || isNotFound(err) || signal.aborted) throw err;
+        await sleep(backoffDelay(CRITICAL_RETRY, attempt), undefined, { signal }).catch(() => undefined);
       }
     }
   }

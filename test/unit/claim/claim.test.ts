@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { claimSpecFromComposite, compositeFromClaim, type Claim } from '../../../src/claim/index.js';
-import type { Xr } from '../../../src/composite/index.js';
+import type { Xr } from '../../../src/controller/index.js';
 
 const claim: Claim = {
   apiVersion: 'example.org/v1',

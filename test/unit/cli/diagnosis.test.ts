@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { diagnose, type Facts } from '../../../src/cli/index.js';
-import type { Condition } from '../../../src/composite/index.js';
+import type { Condition } from '../../../src/controller/index.js';
 
 const NOW = new Date('2026-11-23T12:00:00Z');
 const ok = (type: string, reason: string): Condition => ({ type, status: 'True', reason, observedGeneration: 2 });

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { adoptionOf } from '../../../src/composite/adoptMachinery.js';
-import { MACHINERY_FIELD_OWNER, XR_FIELD_OWNER, type Xr } from '../../../src/composite/index.js';
+import { MACHINERY_FIELD_OWNER, XR_FIELD_OWNER } from '../../../src/composite/index.js';
+import type { Xr } from '../../../src/controller/index.js';
 
 function xrWith(managedFields: unknown[]): Xr {
   return {

@@ -1,14 +1,14 @@
 import { expect } from 'chai';
+import { renderComposed } from '../../../src/composite/index.js';
 import {
   APPLIED_DIGEST_ANNOTATION,
   isApplied,
   isSettled,
   isSubset,
-  renderComposed,
   restartDelayMs,
   withAppliedDigest,
   type Xr,
-} from '../../../src/composite/index.js';
+} from '../../../src/controller/index.js';
 
 const xr: Xr = {
   apiVersion: 'example.org/v1',

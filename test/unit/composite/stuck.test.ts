@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { stuckSummary, type Xr } from '../../../src/composite/index.js';
+import { stuckSummary } from '../../../src/composite/index.js';
+import type { Xr } from '../../../src/controller/index.js';
 
 const NOW = Date.parse('2026-11-23T12:00:00Z');
 

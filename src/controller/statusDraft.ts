@@ -1,11 +1,11 @@
-import { sameCondition, setCondition, type Condition } from './conditions.js';
-import { isSubset } from './composed.js';
-import type { Xr } from './xr.js';
+import { isSubset } from './applied.js';
+import { sameCondition, setCondition, type Condition, type ConditionInput } from './conditions.js';
+import type { ReconciledObject } from './object.js';
 
-type Status = NonNullable<Xr['status']>;
+type Status = NonNullable<ReconciledObject['status']>;
 
 /**
- * The XR status a reconcile is building: starts from what is stored, collects conditions (each stamped with the
+ * The status a reconcile is building (of an XR, a claim, a managed resource, an XRD): starts from what is stored, collects conditions (each stamped with the
  * XR's generation) and fields, and knows whether writing it would change anything, so a steady state writes
  * nothing.
  */
@@ -23,7 +23,7 @@ export class StatusDraft {
     this.fields = fields;
   }
 
-  setCondition(condition: Omit<Condition, 'lastTransitionTime' | 'observedGeneration'>): void {
+  setCondition(condition: ConditionInput): void {
     const stamped: Condition = { ...condition };
     if (this.generation !== undefined) stamped.observedGeneration = this.generation;
     this.conditions = setCondition(this.conditions, stamped, this.now);

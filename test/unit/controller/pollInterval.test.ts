@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { effectivePollInterval, POLL_INTERVAL_ANNOTATION, withJitter } from '../../../src/composite/index.js';
+import { effectivePollInterval, POLL_INTERVAL_ANNOTATION, withJitter } from '../../../src/controller/index.js';
 
 const flags = { pollIntervalMs: 60_000, minPollIntervalMs: 1_000 };
 
-describe('composite/effectivePollInterval', () => {
+describe('controller/effectivePollInterval', () => {
   const cases: Record<string, { value: string | undefined; ms: number; text: string; source: string }> = {
     'no annotation uses --poll-interval': { value: undefined, ms: 60_000, text: '1m0s', source: 'default' },
     'a Go duration is used as is': { value: '10s', ms: 10_000, text: '10s', source: 'annotation' },
@@ -24,7 +24,7 @@ describe('composite/effectivePollInterval', () => {
   }
 });
 
-describe('composite/withJitter', () => {
+describe('controller/withJitter', () => {
   it('stays within +/-10%', () => {
     expect(withJitter(10_000, () => 0)).to.equal(9_000);
     expect(withJitter(10_000, () => 0.5)).to.equal(10_000);

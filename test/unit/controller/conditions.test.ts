@@ -5,9 +5,9 @@ import {
   sameCondition,
   setCondition,
   unreadyMessage,
-} from '../../../src/composite/index.js';
+} from '../../../src/controller/index.js';
 
-describe('composite/conditions', () => {
+describe('controller/conditions', () => {
   const t0 = new Date('2026-01-01T00:00:00Z');
   const t1 = new Date('2026-01-01T00:05:00Z');
 
@@ -39,7 +39,7 @@ describe('composite/conditions', () => {
   }
 });
 
-describe('composite/pendingReconcileRequest', () => {
+describe('controller/pendingReconcileRequest', () => {
   const annotations = (token: string) => ({ [RECONCILE_REQUESTED_AT_ANNOTATION]: token });
   it('returns a token not yet handled, once', () => {
     expect(pendingReconcileRequest(annotations('2026-01-01T00:00:00Z'), undefined)).to.equal('2026-01-01T00:00:00Z');

@@ -7,9 +7,6 @@ export interface Condition {
   observedGeneration?: number;
 }
 
-/** Types only compositor may set; conditions of these types returned by functions are dropped. */
-export const SYSTEM_CONDITION_TYPES: ReadonlySet<string> = new Set(['Synced', 'Ready', 'Responsive']);
-
 /**
  * Sets a condition, keeping lastTransitionTime when the status did not change so that an unchanged condition
  * compares equal and a steady-state reconcile writes nothing.
@@ -50,8 +47,19 @@ export function unreadyMessage(names: readonly string[], shown = 3): string {
   return `Unready resources: ${sorted.slice(0, shown).join(', ')}, and ${sorted.length - shown} more`;
 }
 
-/** Synced False while crossplane.io/paused is "true", for XRs and managed resources alike. */
-export const RECONCILE_PAUSED: Omit<Condition, 'lastTransitionTime' | 'observedGeneration'> = {
+/** A condition as a reconciler sets it: the draft stamps the generation and the transition time. */
+export type ConditionInput = Omit<Condition, 'lastTransitionTime' | 'observedGeneration'>;
+
+/** Synced True: the last reconcile did everything it set out to do. */
+export const RECONCILE_SUCCESS: ConditionInput = { type: 'Synced', status: 'True', reason: 'ReconcileSuccess' };
+
+/** Synced False with what went wrong, as every reconciler reports a failed reconcile. */
+export function reconcileError(message: string): ConditionInput {
+  return { type: 'Synced', status: 'False', reason: 'ReconcileError', message };
+}
+
+/** Synced False while crossplane.io/paused is "true", for XRs, claims and managed resources alike. */
+export const RECONCILE_PAUSED: ConditionInput = {
   type: 'Synced',
   status: 'False',
   reason: 'ReconcilePaused',

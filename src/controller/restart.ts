@@ -1,12 +1,12 @@
+import { findCondition, isBeingDeleted, isPaused, type ReconciledObject } from './object.js';
 import { pendingReconcileRequest } from './reconcileRequest.js';
-import { findCondition, isBeingDeleted, isPaused, type Xr } from './xr.js';
 
 /**
  * Settled: Synced and Ready True for the current generation, no reconcile request waiting. Such an XR needs no
  * reconcile soon after a restart: nothing about it changed while compositor was away that its own events (or the
  * next poll) would not bring.
  */
-export function isSettled(xr: Xr): boolean {
+export function isSettled(xr: ReconciledObject): boolean {
   if (isBeingDeleted(xr) || isPaused(xr)) return false;
   if (pendingReconcileRequest(xr.metadata.annotations, xr.status?.lastHandledReconcileAt) !== undefined) return false;
   const generation = xr.metadata.generation;
@@ -23,7 +23,11 @@ export function isSettled(xr: Xr): boolean {
  * 75% of 1,000 settled XRs in the first minute when the spread started a quarter interval in). Undefined (now) for
  * unsettled XRs.
  */
-export function restartDelayMs(xr: Xr, pollIntervalMs: number, random: () => number = Math.random): number | undefined {
+export function restartDelayMs(
+  xr: ReconciledObject,
+  pollIntervalMs: number,
+  random: () => number = Math.random,
+): number | undefined {
   if (!isSettled(xr)) return undefined;
   return Math.round(pollIntervalMs * (1 + random()));
 }

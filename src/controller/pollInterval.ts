@@ -44,11 +44,6 @@ function result(ms: number, source: EffectivePollInterval['source']): EffectiveP
   return { ms, text: formatDuration(ms), source };
 }
 
-/** Spreads requeues by +/-10% so resources created together do not poll together. `random` returns [0, 1). */
-export function withJitter(ms: number, random: () => number = Math.random): number {
-  return Math.round(ms * (0.9 + 0.2 * random()));
-}
-
 export const INVALID_POLL_INTERVAL_REASON = 'InvalidPollInterval';
 
 /**

@@ -1,0 +1,228 @@
+import type { Logger } from 'pino';
+import { describe, isApplied, type Xr, type XrType } from '../controller/index.js';
+import { ApiError, getIfExists, isConflict, isNotFound, type EventSink } from '../kube/index.js';
+import { serverSideApply, type ApplyDeps } from './apply.js';
+import { controllerOf, RESOURCE_NAME_ANNOTATION, type ComposedObject } from './composed.js';
+import { appliesAs, composedFieldOwner, previousComposedFieldOwner, type ManagedFieldsEntry } from './fieldOwners.js';
+import type { ComposedCache } from './composedCache.js';
+import { mapLimited } from './limitedParallel.js';
+import type { ResourceRef } from './xr.js';
+
+/** --max-concurrent-applies: composed resources one XR applies (or deletes) at once. */
+export const DEFAULT_MAX_CONCURRENT_APPLIES = 8;
+
+/** A desired composed resource, rendered: its composition resource name, the object, and its readiness. */
+export interface DesiredResource {
+  name: string;
+  object: ComposedObject;
+  ready: boolean;
+}
+
+/** What applying the desired composed resources did. */
+export interface Applied {
+  /** Resources the API server refused as invalid, in desired order: reported unsynced. */
+  unsynced: string[];
+  /** Whether any composed resource was written. */
+  wrote: boolean;
+  /** What those writes returned, for those whose echo is tracked: the next look waits for their echoes. */
+  written: ComposedObject[];
+}
+
+/** The composed resources of an XR as the reconciler reads, applies and deletes them. */
+export interface ComposedResources {
+  /** Composed resources listed in `refs` that exist and are not controlled by another object, by resource name. */
+  observe(xr: Xr, refs: readonly ResourceRef[]): Promise<Map<string, ComposedObject>>;
+  /** Applies each desired resource that differs from what is observed. */
+  apply(
+    xr: Xr,
+    desired: readonly DesiredResource[],
+    observed: ReadonlyMap<string, ComposedObject>,
+    signal: AbortSignal,
+  ): Promise<Applied>;
+  /** Deletes observed resources the pipeline no longer desires; only those this XR controls. */
+  collectGarbage(
+    xr: Xr,
+    observed: ReadonlyMap<string, ComposedObject>,
+    desired: readonly { name: string }[],
+    signal: AbortSignal,
+  ): Promise<void>;
+  /** Deletes composed resources (foreground, with a uid precondition); throws the first failure in their order. */
+  delete(xr: Xr, doomed: readonly (readonly [string, ComposedObject])[], signal: AbortSignal): Promise<void>;
+}
+
+export interface ComposedClientOptions extends ApplyDeps {
+  xrType: XrType;
+  composed: Pick<ComposedCache, 'store'>;
+  events: EventSink;
+  logger: Logger;
+  /**
+   * --max-concurrent-applies: composed resources applied (or deleted) at once per XR, all through `client` and so
+   * under its global rate limit. 1 applies them one after another, as Crossplane does. Default 8.
+   */
+  maxConcurrentApplies?: number;
+}
+
+/**
+ * The ComposedResources of a running controller: reads from the informer caches (or the API server before a kind's
+ * cache is synced), server-side applies under Crossplane's field owner for the XR (composedFieldOwner), then releases
+ * what an earlier release applied under its own naming (releasePreviousOwner).
+ */
+export class ComposedClient implements ComposedResources {
+  constructor(private readonly options: ComposedClientOptions) {}
+
+  async observe(xr: Xr, refs: readonly ResourceRef[]): Promise<Map<string, ComposedObject>> {
+    const observed = new Map<string, ComposedObject>();
+    const found = await Promise.all(refs.filter((r) => r.name).map((ref) => this.get(xr, ref)));
+    for (const object of found) {
+      if (!object) continue;
+      const controller = controllerOf(object);
+      if (controller && controller.uid !== xr.metadata.uid) continue;
+      const name = object.metadata.annotations?.[RESOURCE_NAME_ANNOTATION];
+      if (name === undefined) {
+        throw new Error(
+          `encountered composed resource without required "${RESOURCE_NAME_ANNOTATION}" annotation: ${describe(object)}`,
+        );
+      }
+      observed.set(name, object);
+    }
+    return observed;
+  }
+
+  /**
+   * --max-concurrent-applies at once (upstream applies them one after another). Resources in one desired state have
+   * no ordering between them: a function that makes one wait for another's readiness leaves it out until then, so
+   * ordering comes from successive passes. A resource the API server refuses as invalid gets a Warning event and is
+   * reported unsynced while the others are still applied; any other failure stops further applies and the first in
+   * desired order is thrown, once the applies in flight have settled.
+   */
+  async apply(
+    xr: Xr,
+    desired: readonly DesiredResource[],
+    observed: ReadonlyMap<string, ComposedObject>,
+    signal: AbortSignal,
+  ): Promise<Applied> {
+    const changed = desired.filter(({ name, object }) => !isApplied(object, observed.get(name)));
+    const written: ComposedObject[] = [];
+    const invalid = await mapLimited(
+      changed,
+      this.limit,
+      async ({ name, object }) => {
+        try {
+          const trackEcho = !this.isOwnKind(object);
+          const fieldManager = composedFieldOwner(xr);
+          const result = await serverSideApply(this.options, object, { fieldManager, signal, trackEcho });
+          await this.releasePreviousOwner(xr, result, { signal, trackEcho });
+          if (trackEcho) written.push(result);
+          return false;
+        } catch (err) {
+          if (!(err instanceof ApiError) || err.status !== 422) throw err;
+          const message = `cannot apply composed resource "${name}": ${err.message}`;
+          this.options.events.event(xr, { type: 'Warning', reason: 'ComposeResources', message });
+          return true;
+        }
+      },
+      { signal },
+    );
+    const unsynced = changed.filter((_, i) => invalid[i]).map((d) => d.name);
+    return { unsynced, wrote: changed.length > 0, written };
+  }
+
+  async collectGarbage(
+    xr: Xr,
+    observed: ReadonlyMap<string, ComposedObject>,
+    desired: readonly { name: string }[],
+    signal: AbortSignal,
+  ): Promise<void> {
+    const wanted = new Set(desired.map((d) => d.name));
+    const doomed: [string, ComposedObject][] = [];
+    let refusal: Error | undefined;
+    for (const [name, object] of observed) {
+      if (wanted.has(name)) continue;
+      const controller = controllerOf(object);
+      if (!controller) continue;
+      if (controller.uid !== xr.metadata.uid) {
+        refusal = new Error(
+          `refusing to delete composed resource "${name}" that is controlled by ${controller.kind} "${controller.name}"`,
+        );
+        break;
+      }
+      if (!object.metadata.deletionTimestamp) doomed.push([name, object]);
+    }
+    // As a loop that stopped at the refusal: what comes before it is deleted, then the refusal fails the reconcile.
+    await this.delete(xr, doomed, signal);
+    if (refusal) throw refusal;
+  }
+
+  async delete(xr: Xr, doomed: readonly (readonly [string, ComposedObject])[], signal: AbortSignal): Promise<void> {
+    await mapLimited(doomed, this.limit, ([name, object]) => this.deleteOne(xr, name, object, signal), { signal });
+  }
+
+  private get limit(): number {
+    return this.options.maxConcurrentApplies ?? DEFAULT_MAX_CONCURRENT_APPLIES;
+  }
+
+  private async get(xr: Xr, ref: ResourceRef): Promise<ComposedObject | undefined> {
+    const { discovery, client, xrType, composed } = this.options;
+    // A namespaced XR composes only in its own namespace; a cluster XR's refs carry theirs.
+    const namespace = xrType.namespaced ? xr.metadata.namespace : ref.namespace;
+    const store = composed.store(ref.apiVersion, ref.kind);
+    if (store) {
+      const info = await discovery.resolve(ref.apiVersion, ref.kind);
+      return store.get(info.namespaced && namespace ? `${namespace}/${ref.name}` : ref.name);
+    }
+    const path = await discovery.path(ref.apiVersion, ref.kind, ref.name, namespace);
+    return getIfExists<ComposedObject>(client, path);
+  }
+
+  private async deleteOne(xr: Xr, name: string, object: ComposedObject, signal: AbortSignal): Promise<void> {
+    const { client, discovery } = this.options;
+    const path = await discovery.path(object.apiVersion, object.kind, object.metadata.name, object.metadata.namespace);
+    try {
+      await client.request('DELETE', path, {
+        body: {
+          apiVersion: 'v1',
+          kind: 'DeleteOptions',
+          propagationPolicy: 'Foreground',
+          preconditions: { uid: object.metadata.uid },
+        },
+        signal,
+      });
+      this.options.logger.debug({ xr: describe(xr), composed: describe(object), name }, 'deleted composed resource');
+    } catch (err) {
+      // Gone already, or replaced by an object with another uid that is not ours to delete.
+      if (isNotFound(err) || isConflict(err)) return;
+      throw err;
+    }
+  }
+
+  /**
+   * Releases the fields an earlier compositor release applied to a composed resource under its own naming of the
+   * XR's field owner, once the apply under Crossplane's naming has co-owned every field still desired: what only the
+   * old name held (a field since removed from the Composition) is then removed, as it would have been without the
+   * rename. The entry is seen in the apply's response, so resources written only by Crossplane or by this release
+   * cost nothing.
+   */
+  private async releasePreviousOwner(
+    xr: Xr,
+    applied: ComposedObject,
+    { signal, trackEcho }: { signal: AbortSignal; trackEcho: boolean },
+  ): Promise<void> {
+    const previous = previousComposedFieldOwner(xr.metadata.name, applied);
+    if (previous === composedFieldOwner(xr)) return;
+    const managedFields = (applied.metadata as { managedFields?: ManagedFieldsEntry[] }).managedFields;
+    if (!appliesAs(managedFields, previous)) return;
+    const { name, namespace } = applied.metadata;
+    const empty: ComposedObject = {
+      apiVersion: applied.apiVersion,
+      kind: applied.kind,
+      metadata: { name, ...(namespace ? { namespace } : {}) },
+    };
+    await serverSideApply(this.options, empty, { fieldManager: previous, signal, trackEcho });
+  }
+
+  /** A composed resource of the kind this controller reconciles: an XR nested in another of its kind. */
+  private isOwnKind(object: ComposedObject): boolean {
+    const { xrType } = this.options;
+    return object.apiVersion === xrType.apiVersion && object.kind === xrType.kind;
+  }
+}

@@ -1,0 +1,101 @@
+import type { Logger } from 'pino';
+import { errorMessage } from '../base/index.js';
+import { claimOf, describe, type StatusDraft, type Xr, type XrType } from '../controller/index.js';
+import type { PipelineCondition, PipelineEvent } from '../functions/index.js';
+import {
+  getIfExists,
+  publishConnectionSecret,
+  type Discovery,
+  type EventSink,
+  type KubeClient,
+} from '../kube/index.js';
+import { publishedData, xrSecretRef } from './connection.js';
+
+/** Types only compositor may set; conditions of these types returned by functions are dropped. */
+export const SYSTEM_CONDITION_TYPES: ReadonlySet<string> = new Set(['Synced', 'Ready', 'Responsive']);
+
+/** What the function pipeline says about an XR reaches the XR, and the XR's claim where a function targets it. */
+export interface ResultPublisher {
+  /**
+   * Sets the pipeline's conditions (never the system types). A legacy XR lists those targeted at its claim in
+   * status.claimConditionTypes, which the claim controller copies.
+   */
+  setConditions(status: StatusDraft, conditions: readonly PipelineCondition[]): void;
+  /** Records the pipeline's events on the XR, and those targeted at the claim on its claim too. */
+  emitEvents(xr: Xr, events: readonly PipelineEvent[], signal: AbortSignal): Promise<void>;
+  /**
+   * A legacy XR publishes the connection details the pipeline desires for it, filtered by the XRD's
+   * connectionSecretKeys, to its spec.writeConnectionSecretToRef; written only when they change.
+   */
+  publishConnectionDetails(
+    xr: Xr,
+    details: Readonly<Record<string, Uint8Array>> | undefined,
+    context: { status: StatusDraft; signal: AbortSignal },
+  ): Promise<void>;
+}
+
+export interface ApiResultPublisherOptions {
+  client: KubeClient;
+  discovery: Discovery;
+  events: EventSink;
+  logger: Logger;
+  xrType: XrType;
+  connectionSecretKeys: () => readonly string[] | undefined;
+  now: () => Date;
+}
+
+/** The ResultPublisher of a running controller: events through the EventSink, Secrets through the API server. */
+export class ApiResultPublisher implements ResultPublisher {
+  constructor(private readonly options: ApiResultPublisherOptions) {}
+
+  setConditions(status: StatusDraft, conditions: readonly PipelineCondition[]): void {
+    const forClaim = new Set((status.get('claimConditionTypes') as string[] | undefined) ?? []);
+    const before = forClaim.size;
+    for (const condition of conditions) {
+      if (SYSTEM_CONDITION_TYPES.has(condition.type)) continue;
+      const { target, ...rest } = condition;
+      status.setCondition(rest);
+      if (target === 'CompositeAndClaim' && this.options.xrType.legacy) forClaim.add(condition.type);
+    }
+    if (forClaim.size !== before) status.set('claimConditionTypes', [...forClaim].sort());
+  }
+
+  async emitEvents(xr: Xr, events: readonly PipelineEvent[], signal: AbortSignal): Promise<void> {
+    for (const event of events) {
+      this.options.events.event(xr, { type: event.type, reason: event.reason, message: event.message });
+    }
+    const forClaim = events.filter((event) => event.target === 'CompositeAndClaim');
+    const ref = claimOf(xr);
+    if (forClaim.length === 0 || !ref) return;
+    // The claim itself, for its uid: that is how `kubectl describe` finds an object's events.
+    const { client, discovery, logger } = this.options;
+    const path = await discovery.path(ref.apiVersion, ref.kind, ref.name, ref.namespace);
+    const claim = await getIfExists<Xr>(client, path, signal).catch((err: unknown) => {
+      logger.warn({ xr: describe(xr), err: errorMessage(err) }, 'cannot read the claim to record its events');
+      return undefined;
+    });
+    if (!claim) return;
+    // On the claim, the function's own message, without the step prefix.
+    for (const event of forClaim) {
+      this.options.events.event(claim, { type: event.type, reason: event.reason, message: event.detail });
+    }
+  }
+
+  async publishConnectionDetails(
+    xr: Xr,
+    details: Readonly<Record<string, Uint8Array>> | undefined,
+    { status, signal }: { status: StatusDraft; signal: AbortSignal },
+  ): Promise<void> {
+    const ref = xrSecretRef(xr);
+    if (!ref) return;
+    const data = publishedData(details, this.options.connectionSecretKeys());
+    const wrote = await publishConnectionSecret(this.options.client, { ...ref, owner: xr, data }, signal);
+    if (!wrote) return;
+    status.set('connectionDetails', { lastPublishedTime: this.options.now().toISOString() });
+    this.options.events.event(xr, {
+      type: 'Normal',
+      reason: 'PublishConnectionSecret',
+      message: 'Successfully published connection details',
+    });
+  }
+}

@@ -1,0 +1,111 @@
+import { COMPOSITE_LABEL, type StatusDraft, type Xr, type XrType } from '../controller/index.js';
+import { digest } from '../functions/index.js';
+import { ApiError, CONTENT_TYPE, isNotFound, removeFinalizerPatch } from '../kube/index.js';
+import { serverSideApply, type ApplyDeps } from './apply.js';
+import { MACHINERY_FIELD_OWNER, XR_FIELD_OWNER } from './fieldOwners.js';
+import { COMPOSITE_FINALIZER, machineryOf, type Machinery } from './xr.js';
+
+/**
+ * The composite reconciler's writes to the XR itself: its machinery, its finalizer and its status. Each is written
+ * only when it would change something, and each is recorded as an own write, so its echo triggers nothing.
+ */
+export interface XrWriter {
+  /**
+   * Server-side applies the XR fields compositor owns (finalizer, composite label, composition machinery,
+   * resourceRefs) when any differs from what is stored, and updates `xr` from the result.
+   */
+  applyMachinery(xr: Xr, machinery: Machinery, signal: AbortSignal): Promise<void>;
+  /** Removes compositor's finalizer; a list that moved meanwhile is reported as a conflict, a gone XR is fine. */
+  removeFinalizer(xr: Xr, signal: AbortSignal): Promise<void>;
+  /** Server-side applies the status when the draft differs from what is stored: the XR written, if it was. */
+  writeStatus(xr: Xr, status: StatusDraft, signal: AbortSignal): Promise<Xr | undefined>;
+}
+
+/** The XrWriter of a running controller: requests to the API server, under the field owners of fieldOwners.ts. */
+export class ApiXrWriter implements XrWriter {
+  constructor(private readonly deps: ApplyDeps & { xrType: XrType }) {}
+
+  /**
+   * Always the whole set: fields left out of an apply are released, and would be removed. The manager is
+   * compositor's own (never Crossplane's XR manager, whose apply holds only resourceRefs), so neither engine's
+   * apply can release what the other set.
+   */
+  async applyMachinery(xr: Xr, machinery: Machinery, signal: AbortSignal): Promise<void> {
+    const { legacy } = this.deps.xrType;
+    const current = machineryOf(xr, legacy);
+    const owned = ownedMachinery(machinery);
+    const label = xr.metadata.labels?.[COMPOSITE_LABEL] ?? xr.metadata.name;
+    const same =
+      (xr.metadata.finalizers ?? []).includes(COMPOSITE_FINALIZER) &&
+      xr.metadata.labels?.[COMPOSITE_LABEL] === label &&
+      digest(pick(current, owned)) === digest(owned);
+    if (same) return;
+    const patch = {
+      apiVersion: xr.apiVersion,
+      kind: xr.kind,
+      metadata: {
+        ...nameOf(xr),
+        finalizers: [COMPOSITE_FINALIZER],
+        labels: { [COMPOSITE_LABEL]: label },
+      },
+      spec: legacy ? owned : { crossplane: owned },
+    };
+    const written = await serverSideApply(this.deps, patch, { fieldManager: MACHINERY_FIELD_OWNER, signal });
+    xr.metadata = { ...xr.metadata, ...(written.metadata as Xr['metadata']) };
+    xr.spec = written.spec as Record<string, unknown>;
+  }
+
+  async removeFinalizer(xr: Xr, signal: AbortSignal): Promise<void> {
+    const patch = removeFinalizerPatch(xr.metadata.finalizers, COMPOSITE_FINALIZER);
+    if (!patch) return;
+    const { client, discovery, ownWrites } = this.deps;
+    const path = await discovery.path(xr.apiVersion, xr.kind, xr.metadata.name, xr.metadata.namespace);
+    // A list that moved meanwhile fails the patch's test; that is a conflict, retried at once.
+    await ownWrites
+      .track(xr, () => client.request<Xr>('PATCH', path, { body: patch, contentType: CONTENT_TYPE.jsonPatch, signal }))
+      .catch((err: unknown) => {
+        if (isNotFound(err)) return xr;
+        if (err instanceof ApiError && err.status === 422) throw new ApiError(409, 'Conflict', err.message);
+        throw err;
+      });
+  }
+
+  async writeStatus(xr: Xr, status: StatusDraft, signal: AbortSignal): Promise<Xr | undefined> {
+    if (status.unchanged()) return undefined;
+    const { client, discovery, ownWrites } = this.deps;
+    const path = await discovery.path(xr.apiVersion, xr.kind, xr.metadata.name, xr.metadata.namespace);
+    const body = { apiVersion: xr.apiVersion, kind: xr.kind, metadata: nameOf(xr), status: status.toStatus() };
+    return ownWrites.track(xr, () =>
+      client.request<Xr>('PATCH', `${path}/status`, {
+        body,
+        contentType: CONTENT_TYPE.apply,
+        query: { fieldManager: XR_FIELD_OWNER, force: true },
+        signal,
+      }),
+    );
+  }
+}
+
+function nameOf(xr: Xr): { name: string; namespace?: string } {
+  return { name: xr.metadata.name, ...(xr.metadata.namespace ? { namespace: xr.metadata.namespace } : {}) };
+}
+
+/** The machinery fields compositor sets (and so owns), leaving out those it has no value for. */
+function ownedMachinery(machinery: Machinery): Machinery {
+  const fields = [
+    'compositionRef',
+    'compositionRevisionRef',
+    'compositionRevisionSelector',
+    'resourceRefs',
+    'writeConnectionSecretToRef',
+  ] as const;
+  const owned: Record<string, unknown> = {};
+  for (const field of fields) if (machinery[field] !== undefined) owned[field] = machinery[field];
+  return owned;
+}
+
+function pick(from: Machinery, like: Machinery): Machinery {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(like)) out[key] = (from as Record<string, unknown>)[key];
+  return out;
+}

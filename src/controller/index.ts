@@ -1,0 +1,51 @@
+// controller: the kit every controller (composite, claim, managed, definition) builds on, below all of them and
+// importing none: conditions and the status draft, how a failure and a pause are reported, poll intervals and
+// requeue jitter, reconcile requests, the restart spread, apply-only-when-different, and the XR vocabulary that
+// composite and claim share.
+export { APPLIED_DIGEST_ANNOTATION, isApplied, isSubset, withAppliedDigest } from './applied.js';
+export {
+  RECONCILE_PAUSED,
+  RECONCILE_SUCCESS,
+  reconcileError,
+  RECONCILIATION_PAUSED_EVENT,
+  sameCondition,
+  setCondition,
+  unreadyMessage,
+  type Condition,
+  type ConditionInput,
+} from './conditions.js';
+export { markPaused, reportFailure, type FailureReport, type Report } from './failure.js';
+export {
+  conditionsOf,
+  describe,
+  findCondition,
+  isBeingDeleted,
+  isPaused,
+  PAUSED_ANNOTATION,
+  type ReconciledObject,
+} from './object.js';
+export {
+  effectivePollInterval,
+  INVALID_POLL_INTERVAL_REASON,
+  POLL_INTERVAL_ANNOTATION,
+  PollIntervalWarnings,
+  type EffectivePollInterval,
+  type PollIntervalFlags,
+} from './pollInterval.js';
+export {
+  pendingReconcileRequest,
+  reconcileRequestHandledEvent,
+  RECONCILE_REQUESTED_AT_ANNOTATION,
+} from './reconcileRequest.js';
+export { withJitter } from './requeue.js';
+export { isSettled, restartDelayMs } from './restart.js';
+export { StatusDraft } from './statusDraft.js';
+export {
+  CLAIM_NAME_LABEL,
+  CLAIM_NAMESPACE_LABEL,
+  claimOf,
+  COMPOSITE_LABEL,
+  type ClaimRef,
+  type Xr,
+  type XrType,
+} from './xr.js';

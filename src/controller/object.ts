@@ -1,0 +1,49 @@
+import { describeSource } from '../circuitbreaker/index.js';
+import type { KubeObject } from '../kube/index.js';
+import type { Condition } from './conditions.js';
+
+export const PAUSED_ANNOTATION = 'crossplane.io/paused';
+
+/**
+ * An object a controller reconciles (an XR, a claim, a managed resource): the metadata the reconcilers read and
+ * the status they write. Each kind narrows it with its own spec and status fields.
+ */
+export interface ReconciledObject extends KubeObject {
+  metadata: KubeObject['metadata'] & {
+    uid?: string;
+    generation?: number;
+    resourceVersion?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    finalizers?: string[];
+    deletionTimestamp?: string;
+  };
+  spec?: Record<string, unknown>;
+  status?: Record<string, unknown> & {
+    conditions?: Condition[];
+    lastHandledReconcileAt?: string;
+    effectivePollInterval?: string;
+  };
+}
+
+export function conditionsOf(object: ReconciledObject): Condition[] {
+  return object.status?.conditions ?? [];
+}
+
+export function findCondition(object: ReconciledObject, type: string): Condition | undefined {
+  return conditionsOf(object).find((c) => c.type === type);
+}
+
+/** crossplane.io/paused is "true": reconciliation, deletion included, stops until it is removed. */
+export function isPaused(object: ReconciledObject): boolean {
+  return object.metadata.annotations?.[PAUSED_ANNOTATION] === 'true';
+}
+
+export function isBeingDeleted(object: ReconciledObject): boolean {
+  return object.metadata.deletionTimestamp !== undefined;
+}
+
+/** "Kind/name" or "Kind/name (namespace)", how events and messages name an object (the breaker's naming). */
+export function describe(object: { kind: string; metadata: { name: string; namespace?: string } }): string {
+  return describeSource(object.kind, object.metadata.name, object.metadata.namespace);
+}
