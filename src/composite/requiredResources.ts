@@ -1,5 +1,18 @@
 import type { JsonObject, RequiredResourceFetcher, ResourceSelector, Resources } from '../functions/index.js';
 import { getIfExists, type Discovery, type KubeClient, type KubeObject } from '../kube/index.js';
+import { OpenApiSchemas } from './requiredSchemas.js';
+
+// One OpenApiSchemas per API connection, so each group-version's OpenAPI document is read once per change of it.
+const openApiSchemas = new WeakMap<KubeClient, OpenApiSchemas>();
+
+function schemasOf(client: KubeClient): OpenApiSchemas {
+  let schemas = openApiSchemas.get(client);
+  if (schemas === undefined) {
+    schemas = new OpenApiSchemas(client);
+    openApiSchemas.set(client, schemas);
+  }
+  return schemas;
+}
 
 /**
  * A resource an XR's pipeline required, as the API was asked for it: by name, or by labels (in one namespace, or
@@ -25,7 +38,7 @@ export interface FetchScope {
 /**
  * Serves the resources functions require (required_resources) from the API server. A namespaced kind without a
  * namespace in the selector is looked up in the XR's namespace, so a namespaced XR only sees its own namespace.
- * Schemas are not served yet (an empty Schema, which functions treat as unknown).
+ * Schemas come from the API server's OpenAPI v3 documents, references flattened (requiredSchemas.ts).
  */
 export function apiResourceFetcher(
   client: KubeClient,
@@ -50,7 +63,7 @@ export function apiResourceFetcher(
       const prefix = namespace === undefined ? '' : `/namespaces/${namespace}`;
       return listSelected(client, `${info.groupVersionPath}${prefix}/${info.plural}`, watch, scope.signal);
     },
-    fetchSchema: () => Promise.resolve({}),
+    fetchSchema: (selector) => schemasOf(client).fetch(selector, scope.signal),
   };
 }
 

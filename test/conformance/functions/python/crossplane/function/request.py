@@ -18,3 +18,13 @@ def get_required_resource(req, name):
 
 def get_watched_resource(req):
     return get_required_resource(req, "ops.crossplane.io/watched-resource")
+
+
+def get_required_schema(req, name):
+    """The OpenAPI v3 schema supplied for requirement name, as a dict; None until resolved or for an unknown kind."""
+    if name not in req.required_schemas:
+        return None
+    schema = req.required_schemas[name]
+    if not schema.HasField("openapi_v3"):
+        return None
+    return resource.struct_to_dict(schema.openapi_v3)

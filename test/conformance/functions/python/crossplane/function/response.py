@@ -36,3 +36,8 @@ def require_resources(rsp, name, api_version, kind, *, match_name=None, match_la
     if namespace is not None:
         selector.namespace = namespace
     rsp.requirements.resources[name].CopyFrom(selector)
+
+
+def require_schema(rsp, name, api_version, kind):
+    """Asks for the OpenAPI v3 schema of a kind in req.required_schemas[name] on the next call."""
+    rsp.requirements.schemas[name].CopyFrom(fnv1.SchemaSelector(api_version=api_version, kind=kind))
