@@ -30,6 +30,11 @@ export interface Claim extends Xr {
 
 /** Claim spec fields that configure the claim itself and never reach its XR. */
 const CLAIM_ONLY_FIELDS = new Set(['resourceRef', 'writeConnectionSecretToRef', 'compositeDeletePolicy']);
+/**
+ * XR machinery a claim never carries to its XR (crossplane#7626): a claim whose schema keeps unknown fields could
+ * otherwise smuggle composed resource references or the `crossplane` stanza into the XR, which its controller acts on.
+ */
+const XR_MACHINERY_FIELDS = new Set(['resourceRefs', 'crossplane']);
 /** XR status fields that are about the XR, not what the claim's user asked for. */
 const XR_ONLY_STATUS = new Set([
   'conditions',
@@ -92,7 +97,10 @@ export function compositeFromClaim(claim: Claim, xrType: XrType, name: string, e
   const pinned = existing?.spec?.compositionUpdatePolicy === 'Manual';
   const spec: Record<string, unknown> = Object.fromEntries(
     Object.entries(structuredClone(claim.spec ?? {})).filter(
-      ([field]) => !CLAIM_ONLY_FIELDS.has(field) && (pinned || field !== 'compositionRevisionRef'),
+      ([field]) =>
+        !CLAIM_ONLY_FIELDS.has(field) &&
+        !XR_MACHINERY_FIELDS.has(field) &&
+        (pinned || field !== 'compositionRevisionRef'),
     ),
   );
   spec.claimRef = claimRefOf(claim);
