@@ -2,11 +2,13 @@
 // `metadata.annotations[crossplane.io/external-name]`, `spec.list[*].x` for wildcards. Errors read as upstream's,
 // because users see them in FATAL results and warnings.
 
+import { goQuote } from './gostd.js';
+
 export type Segment = { field: string } | { index: number };
 
 export class FieldPathNotFoundError extends Error {
-  constructor(path: string) {
-    super(`${path}: no such field`);
+  constructor(path: string, what: 'field' | 'element' = 'field') {
+    super(`${path}: no such ${what}`);
     this.name = 'FieldPathNotFoundError';
   }
 }
@@ -93,22 +95,25 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
+/** Segments as Go's Segments.String() writes them: `[*]` and fields with a dot in brackets. */
 function render(segments: readonly Segment[]): string {
   let out = '';
   for (const s of segments) {
     if ('index' in s) out += `[${s.index}]`;
-    else if (/[.[\]]/.test(s.field)) out += `[${s.field}]`;
-    else out += out === '' ? s.field : `.${s.field}`;
+    else if (s.field === '*' || s.field.includes('.')) out += `[${s.field}]`;
+    else out += `.${s.field}`;
   }
-  return out;
+  return out.startsWith('.') ? out.slice(1) : out;
 }
 
 /** Marks a missing segment without the cost of an Error: misses are common (optional patches, new fields). */
 const MISSING = Symbol('missing');
 
-/** One step down from current along s; MISSING when absent; a wrong shape is an error naming the path so far. */
+/**
+ * One step down from current along s; MISSING when absent; a wrong shape is an error naming the path so far. A
+ * null on the way is a wrong shape, not a missing field, as in Go (a nil is neither a map nor a slice).
+ */
 function step(current: unknown, s: Segment, segments: readonly Segment[], i: number): unknown {
-  if (current === undefined || current === null) return MISSING;
   if ('index' in s) {
     if (!Array.isArray(current)) throw new Error(`${render(segments.slice(0, i))}: not an array`);
     return s.index < current.length ? (current[s.index] as unknown) : MISSING;
@@ -131,7 +136,10 @@ function walk(object: unknown, segments: readonly Segment[]): { value: unknown }
 export function getValue(object: unknown, path: string): unknown {
   const segments = parsePath(path);
   const found = walk(object, segments);
-  if ('missing' in found) throw new FieldPathNotFoundError(render(segments.slice(0, found.missing + 1)));
+  if ('missing' in found) {
+    const what = 'index' in (segments[found.missing] ?? {}) ? 'element' : 'field';
+    throw new FieldPathNotFoundError(render(segments.slice(0, found.missing + 1)), what);
+  }
   return found.value;
 }
 
@@ -141,66 +149,95 @@ export function findValue(object: unknown, path: string): unknown {
   return 'missing' in found ? undefined : found.value;
 }
 
-/** The container for the segment after s: an array before an index, an object before a field. */
-function containerFor(next: Segment | undefined): unknown {
-  return next !== undefined && 'index' in next ? [] : {};
+/** A new container for the segment after the current one: nulls up to an index, or an object. */
+function containerFor(next: Segment): unknown {
+  return 'index' in next ? new Array<unknown>(next.index + 1).fill(null) : {};
 }
 
-function setIn(current: unknown, s: Segment, value: unknown, where: string): void {
-  if ('index' in s) {
-    if (!Array.isArray(current)) throw new Error(`${where}: not an array`);
-    while (current.length <= s.index) current.push(null);
-    current[s.index] = value;
-    return;
-  }
-  if (!isObject(current)) throw new Error(`${where}: not an object`);
-  current[s.field] = value;
+/** Grows an array that the next segment indexes past its end (Go's prepareField/prepareElement). */
+function grow(value: unknown, next: Segment): void {
+  if ('index' in next && Array.isArray(value)) while (value.length <= next.index) value.push(null);
 }
 
-function childOf(current: unknown, s: Segment): unknown {
-  if ('index' in s) return Array.isArray(current) ? (current[s.index] as unknown) : undefined;
-  return isObject(current) ? current[s.field] : undefined;
-}
-
-/** Sets the value at path, creating objects and arrays on the way (arrays grow with nulls). */
+/**
+ * Sets the value at path as crossplane-runtime's Paved.SetValue does: a missing field (or a null array element) on
+ * the way becomes the container the next segment needs and arrays grow with nulls; a field that holds null or a
+ * value of the wrong shape is an error (`spec.x is not an object`), never replaced.
+ */
 export function setValue(object: Record<string, unknown>, path: string, value: unknown): void {
   const segments = parsePath(path);
   if (segments.length === 0) throw new Error(`cannot set value: empty path`);
   let current: unknown = object;
   for (const [i, s] of segments.entries()) {
-    const where = render(segments.slice(0, i));
-    if (i === segments.length - 1) {
-      setIn(current, s, value, where);
+    const next = segments[i + 1];
+    if ('index' in s) {
+      if (!Array.isArray(current)) throw new Error(`${render(segments.slice(0, i))} is not an array`);
+      if (next === undefined) {
+        current[s.index] = value;
+        return;
+      }
+      if (current[s.index] === null || current[s.index] === undefined) current[s.index] = containerFor(next);
+      else grow(current[s.index], next);
+      current = current[s.index];
+      continue;
+    }
+    if (!isObject(current)) throw new Error(`${render(segments.slice(0, i))} is not an object`);
+    if (next === undefined) {
+      current[s.field] = value;
       return;
     }
-    let child = childOf(current, s);
-    if (child === null || typeof child !== 'object') {
-      child = containerFor(segments[i + 1]);
-      setIn(current, s, child, where);
-    }
-    current = child;
+    if (!(s.field in current)) current[s.field] = containerFor(next);
+    else grow(current[s.field], next);
+    current = current[s.field];
   }
 }
 
-interface Expansion {
-  segments: Segment[];
-  value: unknown;
+/** The value at segments, Go's getValueFromInterface: MISSING when absent, an error for a wrong shape. */
+function valueAt(object: unknown, segments: readonly Segment[]): unknown {
+  const found = walk(object, segments);
+  return 'missing' in found ? MISSING : found.value;
 }
 
-function expandOne(p: Expansion, s: Segment): Expansion[] {
-  if ('field' in s && s.field === '*') {
-    if (Array.isArray(p.value)) {
-      return p.value.map((v: unknown, i) => ({ segments: [...p.segments, { index: i }], value: v }));
+const quoted = (segments: readonly Segment[]): string => goQuote(render(segments));
+
+/** Go's expandWildcards: only paths whose every segment exists; a `*` over a scalar (or null) is an error. */
+function expand(object: unknown, segments: readonly Segment[]): Segment[][] {
+  for (const [i, s] of segments.entries()) {
+    if ('field' in s && s.field === '*') {
+      const here = i === 0 ? object : valueAt(object, segments.slice(0, i));
+      const keys: Segment[] = Array.isArray(here)
+        ? here.map((_v, ix) => ({ index: ix }))
+        : isObject(here)
+          ? Object.keys(here).map((k) => ({ field: k }))
+          : [];
+      if (!Array.isArray(here) && !isObject(here)) {
+        throw new Error(`${quoted(segments.slice(0, i))}: unexpected wildcard usage`);
+      }
+      return keys.flatMap((k) => {
+        const expanded = [...segments.slice(0, i), k, ...segments.slice(i + 1)];
+        try {
+          return expand(object, expanded);
+        } catch (err) {
+          throw new Error(`${quoted(expanded)}: cannot expand wildcards: ${(err as Error).message}`, { cause: err });
+        }
+      });
     }
-    if (!isObject(p.value)) return [];
-    return Object.entries(p.value).map(([k, v]) => ({ segments: [...p.segments, { field: k }], value: v }));
+    if (valueAt(object, segments.slice(0, i + 1)) === MISSING) return [];
   }
-  return [{ segments: [...p.segments, s], value: childOf(p.value, s) }];
+  return [[...segments]];
 }
 
-/** Expands every `[*]` of path against the arrays and objects that exist in object. */
+/**
+ * Expands every `[*]` of path against what object holds (Paved.ExpandWildcards): only into paths that exist to
+ * their last segment; a `*` over a scalar or null fails, wrapped as `cannot expand wildcards for segments: "..."`.
+ */
 export function expandWildcards(object: unknown, path: string): string[] {
-  let paths: Expansion[] = [{ segments: [], value: object }];
-  for (const s of parsePath(path)) paths = paths.flatMap((p) => expandOne(p, s));
-  return paths.map((p) => render(p.segments));
+  const segments = parsePath(path);
+  try {
+    return expand(object, segments).map(render);
+  } catch (err) {
+    throw new Error(`cannot expand wildcards for segments: ${quoted(segments)}: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
 }

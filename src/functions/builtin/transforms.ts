@@ -2,8 +2,10 @@
 // value types and upstream's error texts, which users see in FATAL results.
 import { createHash } from 'node:crypto';
 import { FieldError } from './fieldError.js';
+import { decodeGoBase64, goJsonMarshal, parseGoBool, parseGoFloat, parseGoInt } from './gostd.js';
 import { GoInt, formatFloatF, formatV, goTypeName, sprintf, type GoValue } from './govalue.js';
 import { parseQuantity } from './quantity.js';
+import { compileGoRegexp } from './re2.js';
 
 export interface Transform {
   type?: string;
@@ -38,36 +40,37 @@ function resolveMap(map: Record<string, unknown>, input: GoValue): GoValue {
   return map[input] ?? null;
 }
 
-function matchPattern(p: NonNullable<NonNullable<Transform['match']>['patterns']>[number], input: GoValue): boolean {
+type MatchPattern = NonNullable<NonNullable<Transform['match']>['patterns']>[number];
+
+/** A pattern against the input (Matches): literals and regexps match strings only, and say so otherwise. */
+function matchPattern(p: MatchPattern, input: GoValue): boolean {
+  const notString = (): Error => new Error(`unsupported input type '${goTypeName(input)}'`);
   switch (p.type) {
     case 'literal':
       if (p.literal === undefined) throw new Error('literal is required by type literal');
-      return typeof input === 'string' && input === p.literal;
+      if (typeof input !== 'string') throw notString();
+      return input === p.literal;
     case 'regexp': {
       if (p.regexp === undefined) throw new Error('regexp is required by type regexp');
-      const re = compileRegexp(p.regexp);
-      return typeof input === 'string' && re.test(input);
+      const re = compileRegexp(p.regexp, 'cannot compile regexp');
+      if (input === null || input === undefined) throw new Error(`unsupported input type 'null'`);
+      if (typeof input !== 'string') throw notString();
+      return re.test(input);
     }
     default:
       throw new Error(`unsupported pattern type '${p.type ?? ''}'`);
   }
 }
 
-/** Go's RE2 syntax as a JS RegExp; errors read as Go's regexp.Compile errors where the forms match. */
-export function compileRegexp(source: string): RegExp {
+/**
+ * Go's RE2 syntax as a JS RegExp; a pattern Go rejects fails with `<context>: <Go's regexp error>`. The match
+ * transform says `cannot compile regexp`, the string transform `could not compile regexp`.
+ */
+export function compileRegexp(source: string, context = 'cannot compile regexp'): RegExp {
   try {
-    if (
-      /(^|[^\\])[(|]\?(?![:=!<])/.test(source) ||
-      source.startsWith('?') ||
-      source.startsWith('*') ||
-      source.startsWith('+')
-    ) {
-      const op = /(^|[(|])([?*+])/.exec(source)?.[2] ?? '?';
-      throw new Error(`error parsing regexp: missing argument to repetition operator: \`${op}\``);
-    }
-    return new RegExp(source.replace(/\(\?P</g, '(?<'), 'u');
+    return compileGoRegexp(source);
   } catch (err) {
-    throw new Error(`cannot compile regexp: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new Error(`${context}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
 }
 
@@ -82,7 +85,13 @@ function resolveMatch(match: NonNullable<Transform['match']>, input: GoValue): G
     }
     if (ok) return p.result ?? null;
   }
-  if (match.fallbackTo === 'Input') return input;
+  if (match.fallbackTo === 'Input') {
+    // A written fallbackValue is a non-empty raw JSON value upstream; null unmarshals to an empty one (extv1.JSON).
+    if (match.fallbackValue !== undefined && match.fallbackValue !== null) {
+      throw new Error('cannot set both a fallback value and the fallback to input flag');
+    }
+    return input;
+  }
   return match.fallbackValue ?? null;
 }
 
@@ -105,30 +114,28 @@ function clamp(type: string, int: bigint | undefined, input: GoValue, bound: num
   return outside ? b : input;
 }
 
+/** The math transform's own validation (ValidateMathTransform), which upstream runs before the input check. */
+function validMathBound(math: NonNullable<Transform['math']>): number {
+  const type = math.type ?? '';
+  if (type === '') throw new FieldError('Required value', 'type', 'math transform type is required');
+  const field = MATH_BOUND[type];
+  if (field === undefined) throw new FieldError('Invalid value', 'type', 'unknown math transform type', type);
+  const bound = math[field];
+  if (bound === undefined) {
+    const name = { multiply: 'multiply', clampMin: 'clamp min', clampMax: 'clamp max' }[field];
+    throw new FieldError('Required value', field, `must specify a value if a ${name} math transform is specified`);
+  }
+  return bound;
+}
+
 function resolveMath(math: NonNullable<Transform['math']>, input: GoValue): GoValue {
+  const bound = validMathBound(math);
+  const type = math.type ?? '';
   const int = toInt64(input);
   if (int === undefined && typeof input !== 'number') {
     throw new Error(`input is required to be a number for math transformer, got ${goTypeName(input)}`);
   }
-  const type = math.type ?? '';
-  const field = MATH_BOUND[type];
-  if (field === undefined) throw new FieldError('Invalid value', 'type', 'invalid math transform type', type);
-  const bound = math[field];
-  if (bound === undefined) {
-    throw new FieldError('Required value', field, `must specify a value if a ${field} math transform is specified`);
-  }
   return type === 'Multiply' ? multiply(int, input, bound) : clamp(type, int, input, bound);
-}
-
-function jsonMarshal(v: GoValue): string {
-  return JSON.stringify(v, (_k, x: unknown) => {
-    if (typeof x === 'bigint') return Number(x);
-    if (x instanceof GoInt) return Number(x.value);
-    if (x !== null && typeof x === 'object' && !Array.isArray(x)) {
-      return Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-    }
-    return x;
-  });
 }
 
 function adler32(bytes: Buffer): number {
@@ -142,22 +149,23 @@ function adler32(bytes: Buffer): number {
 }
 
 function hash(algorithm: string, input: GoValue): string {
-  const data = typeof input === 'string' ? input : jsonMarshal(input);
+  const data = typeof input === 'string' ? input : goJsonMarshal(input);
   return createHash(algorithm).update(data).digest('hex');
 }
 
 function fromBase64(text: string): string {
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0) {
-    throw new Error(`illegal base64 data at input byte ${text.length}`);
+  try {
+    return decodeGoBase64(text).toString('utf8');
+  } catch (err) {
+    throw new Error(`string is not valid base64: ${(err as Error).message}`, { cause: err });
   }
-  return Buffer.from(text, 'base64').toString('utf8');
 }
 
 /** The string Convert operations; text is the input %v-formatted, as upstream formats it first. */
 const STRING_CONVERSIONS: Readonly<Record<string, (text: string, input: GoValue) => string>> = {
   ToUpper: (text) => text.toUpperCase(),
   ToLower: (text) => text.toLowerCase(),
-  ToJson: (_text, input) => jsonMarshal(input),
+  ToJson: (_text, input) => goJsonMarshal(input),
   ToBase64: (text) => Buffer.from(text).toString('base64'),
   FromBase64: (text) => fromBase64(text),
   ToSha1: (_text, input) => hash('sha1', input),
@@ -175,7 +183,7 @@ function stringConvert(kind: string | undefined, input: GoValue): string {
 function stringRegexp(re: NonNullable<NonNullable<Transform['string']>['regexp']>, input: GoValue): string {
   const source = re.match ?? '';
   const group = re.group ?? 0;
-  const m = compileRegexp(source).exec(formatV(input));
+  const m = compileRegexp(source, 'could not compile regexp').exec(formatV(input));
   if (m === null || group >= m.length) throw new Error(`regexp "${source}" had no matches for group ${group}`);
   return m[group] ?? '';
 }
@@ -226,12 +234,6 @@ const CONVERT_TYPES = new Set(['string', 'int', 'int64', 'bool', 'float64', 'obj
 
 type Converter = (v: GoValue) => GoValue;
 
-function parseGoBool(text: string): boolean {
-  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(text)) return true;
-  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(text)) return false;
-  throw new Error(`strconv.ParseBool: parsing ${JSON.stringify(text)}: invalid syntax`);
-}
-
 function parseJson(kind: 'object' | 'array'): Converter {
   return (v) => {
     const parsed = JSON.parse(v as string) as unknown;
@@ -246,19 +248,9 @@ function parseJson(kind: 'object' | 'array'): Converter {
 }
 
 const CONVERSIONS: Record<string, Converter> = {
-  'string>int64>none': (v) => {
-    const text = v as string;
-    if (!/^[+-]?[0-9]+$/.test(text))
-      throw new Error(`strconv.ParseInt: parsing ${JSON.stringify(text)}: invalid syntax`);
-    return BigInt(text);
-  },
+  'string>int64>none': (v) => parseGoInt(v as string),
   'string>bool>none': (v) => parseGoBool(v as string),
-  'string>float64>none': (v) => {
-    const n = Number(v);
-    if ((v as string).trim() === '' || Number.isNaN(n))
-      throw new Error(`strconv.ParseFloat: parsing ${JSON.stringify(v)}: invalid syntax`);
-    return n;
-  },
+  'string>float64>none': (v) => parseGoFloat(v as string),
   'string>float64>quantity': (v) => parseQuantity(v as string),
   'string>object>json': parseJson('object'),
   'string>array>json': parseJson('array'),
@@ -286,10 +278,17 @@ export function conversionFunc(from: string, toType: string, format = 'none'): C
   return converter;
 }
 
+const CONVERT_FORMATS = new Set(['', 'none', 'quantity', 'json']);
+
+/** The Go types a convert transform takes (TransformIOType.IsValid of the input's %T). */
+const CONVERT_INPUT_TYPES = new Set(['string', 'int', 'int64', 'bool', 'float64']);
+
 function resolveConvert(c: NonNullable<Transform['convert']>, input: GoValue): GoValue {
   const toType = c.toType ?? '';
+  if (!CONVERT_FORMATS.has(c.format ?? '')) throw new FieldError('Invalid value', 'format', 'invalid format', c.format);
   if (!CONVERT_TYPES.has(toType)) throw new FieldError('Invalid value', 'toType', 'invalid type', toType);
   const from = goTypeName(input);
+  if (!CONVERT_INPUT_TYPES.has(from)) throw new Error(`invalid input type ${from}`);
   const fromNormal = from === 'int' ? 'int64' : from;
   const toNormal = toType === 'int' ? 'int64' : toType;
   if (fromNormal === toNormal) return input instanceof GoInt ? input.value : input;
@@ -322,12 +321,28 @@ export function resolveTransform(t: Transform, input: GoValue): GoValue {
   }
 }
 
+const CONFIGURED = new Set(['map', 'match', 'math', 'string', 'convert']);
+
+/**
+ * Runs one transform as upstream's Resolve does: a type's own error is wrapped as `<type> transform could not
+ * resolve: ...`; an unknown type or a missing configuration is not.
+ */
+export function resolve(t: Transform, input: GoValue): GoValue {
+  const type = t.type ?? '';
+  if (!CONFIGURED.has(type) || (t as Record<string, unknown>)[type] === undefined) return resolveTransform(t, input);
+  try {
+    return resolveTransform(t, input);
+  } catch (err) {
+    throw new Error(`${type} transform could not resolve: ${(err as Error).message}`, { cause: err });
+  }
+}
+
 /** Runs transforms in order, wrapping an error as `transform at index N returned error: ...`. */
 export function resolveTransforms(transforms: readonly Transform[], input: GoValue): GoValue {
   let value = input;
   for (const [i, t] of transforms.entries()) {
     try {
-      value = resolveTransform(t, value);
+      value = resolve(t, value);
     } catch (err) {
       throw new Error(`transform at index ${i} returned error: ${(err as Error).message}`, { cause: err });
     }

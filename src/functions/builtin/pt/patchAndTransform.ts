@@ -205,7 +205,7 @@ function renderTemplate(run: Run, t: ComposedTemplate): void {
   else run.skipped = true;
 }
 
-/** Modern XRs get their connection details as a composed Secret instead. */
+/** Modern XRs also get their connection details as a composed Secret. */
 function composeConnectionSecret(run: Run): void {
   if (supportsConnectionDetails(run.observedXr) || Object.keys(run.xrDetails).length === 0) return;
   let ref;
@@ -219,7 +219,7 @@ function composeConnectionSecret(run: Run): void {
     resource: connectionSecret(ref, run.xrDetails),
     ready: 'READY_TRUE',
   });
-  run.xrDetails = {};
+  // The details stay in the desired XR as well, as upstream leaves them; Crossplane v2 publishes none for it.
 }
 
 function respond(run: Run): RunFunctionResponse {

@@ -29,11 +29,18 @@ function mergeAt(to: JsonObject, path: string, value: unknown, mo: MergeOptions 
   setValue(to, path, mo === undefined ? value : merge(findValue(to, path), value, mo));
 }
 
-/** Writes value at path, once per element when the path has `[*]` (expanded against what `to` holds). */
+/**
+ * Writes value at path, once per element when the path has `[*]` (expanded against what `to` holds); a plain
+ * path's error reads `cannot patch to object: ...` as upstream's patchFieldValueToObject wrap.
+ */
 export function writeValue(to: JsonObject, path: string, value: unknown, mo?: MergeOptions): void {
   const json = toJson(value);
   if (!path.includes('[*]')) {
-    mergeAt(to, path, json, mo);
+    try {
+      mergeAt(to, path, json, mo);
+    } catch (err) {
+      throw new Error(`cannot patch to object: ${(err as Error).message}`, { cause: err });
+    }
     return;
   }
   const paths = expandWildcards(to, path);

@@ -56,8 +56,10 @@ describe('functions/builtin/fieldpath', () => {
     expect(o).to.deep.equal({ spec: { list: [null, { name: 'x' }] } });
   });
 
-  it('expands wildcards over arrays and objects that exist', () => {
-    expect(expandWildcards({ a: [{}, {}], m: { x: 1, y: 2 } }, 'a[*].b')).to.deep.equal(['a[0].b', 'a[1].b']);
+  it('expands wildcards only into paths that exist to their last segment', () => {
+    // paved.go expandWildcards (crossplane-runtime): a missing segment after a wildcard drops that path.
+    expect(expandWildcards({ a: [{ b: 1 }, {}] }, 'a[*].b')).to.deep.equal(['a[0].b']);
+    expect(expandWildcards({ a: [{}, {}] }, 'a[*].b')).to.deep.equal([]);
     expect(expandWildcards({ m: { x: 1, y: 2 } }, 'm[*]')).to.deep.equal(['m.x', 'm.y']);
   });
 });

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { merge, mergeOptionsOf } from '../../../../src/functions/builtin/pt/merge.js';
 import { writeValue } from '../../../../src/functions/builtin/pt/patches.js';
+import type { JsonObject } from '../../../../src/functions/types.js';
 
 describe('functions/builtin/pt: toFieldPath merge policies', () => {
   const dst = { keep: 'me', shared: 'old', empty: '', list: ['a', 'b'], nested: { x: 1 } };
@@ -52,12 +53,10 @@ describe('functions/builtin/pt: toFieldPath merge policies', () => {
   });
 
   it('writes a value at every element of a [*] path and fails when nothing expands', () => {
-    const to = { spec: { items: [{ n: 1 }, { n: 2 }] } };
+    const to: JsonObject = { spec: { items: [{ n: 1, tag: 'a' }, { n: 2, tag: 'b' }, { n: 3 }] } };
     writeValue(to, 'spec.items[*].tag', 'x');
-    expect(to.spec.items).to.deep.equal([
-      { n: 1, tag: 'x' },
-      { n: 2, tag: 'x' },
-    ]);
+    // Only elements that already have the field are written (paved.go expandWildcards).
+    expect(to.spec).to.deep.equal({ items: [{ n: 1, tag: 'x' }, { n: 2, tag: 'x' }, { n: 3 }] });
     expect(() => {
       writeValue({}, 'spec.items[*].tag', 'x');
     }).to.throw('cannot expand ToFieldPath spec.items[*].tag');

@@ -1,0 +1,147 @@
+// Go standard library behaviour the P&T transforms expose to users: strconv parsing and quoting, base64 decoding and
+// json.Marshal, with Go's results and Go's error texts (users see them in FATAL results).
+import { GoInt } from './govalue.js';
+
+/** strconv.Quote: printable characters stay, the rest become Go escapes. */
+export function goQuote(text: string): string {
+  let out = '"';
+  for (const ch of text) {
+    const code = ch.codePointAt(0) ?? 0;
+    const named: Record<string, string> = {
+      '"': '\\"',
+      '\\': '\\\\',
+      '\x07': '\\a',
+      '\b': '\\b',
+      '\f': '\\f',
+      '\n': '\\n',
+      '\r': '\\r',
+      '\t': '\\t',
+      '\v': '\\v',
+    };
+    if (named[ch] !== undefined) out += named[ch];
+    else if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).padStart(2, '0')}`;
+    else if (/^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u.test(ch) || ch === ' ') out += ch;
+    else if (code > 0xffff) out += `\\U${code.toString(16).padStart(8, '0')}`;
+    else out += `\\u${code.toString(16).padStart(4, '0')}`;
+  }
+  return `${out}"`;
+}
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** strconv.ParseInt(text, 10, 64). */
+export function parseGoInt(text: string): bigint {
+  if (!/^[+-]?[0-9]+$/.test(text)) throw new Error(`strconv.ParseInt: parsing ${goQuote(text)}: invalid syntax`);
+  const n = BigInt(text);
+  if (n < INT64_MIN || n > INT64_MAX) throw new Error(`strconv.ParseInt: parsing ${goQuote(text)}: value out of range`);
+  return n;
+}
+
+/** strconv.ParseBool. */
+export function parseGoBool(text: string): boolean {
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(text)) return true;
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(text)) return false;
+  throw new Error(`strconv.ParseBool: parsing ${goQuote(text)}: invalid syntax`);
+}
+
+const DECIMAL = /^[+-]?(?:[0-9](?:_?[0-9])*\.?(?:[0-9](?:_?[0-9])*)?|\.[0-9](?:_?[0-9])*)(?:[eE][+-]?[0-9]+)?$/;
+const SPECIAL = /^[+-]?(?:inf|infinity|nan)$/i;
+
+/** strconv.ParseFloat(text, 64): decimal and special forms; out of range is an error as in Go. */
+export function parseGoFloat(text: string): number {
+  const invalid = (): Error => new Error(`strconv.ParseFloat: parsing ${goQuote(text)}: invalid syntax`);
+  if (SPECIAL.test(text)) return /nan/i.test(text) ? NaN : text.startsWith('-') ? -Infinity : Infinity;
+  // Underscores are only allowed with a base prefix, which decimal floats never have.
+  if (!DECIMAL.test(text) || text.includes('_')) throw invalid();
+  const n = Number(text);
+  if (!Number.isFinite(n)) throw new Error(`strconv.ParseFloat: parsing ${goQuote(text)}: value out of range`);
+  return n;
+}
+
+const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+/** Go's base64.CorruptInputError. */
+function corrupt(at: number): Error {
+  return new Error(`illegal base64 data at input byte ${at}`);
+}
+
+function isNewline(c: string | undefined): boolean {
+  return c === '\n' || c === '\r';
+}
+
+/** The end of the padding that starts at src[si - 1] (Go's decodeQuantum padding rules), or an error. */
+function padding(src: string, si: number, j: number): number {
+  if (j === 0 || j === 1) throw corrupt(si - 1);
+  let i = si;
+  if (j === 2) {
+    while (i < src.length && isNewline(src[i])) i++;
+    if (i === src.length) throw corrupt(src.length);
+    if (src[i] !== '=') throw corrupt(i - 1);
+    i++;
+  }
+  while (i < src.length && isNewline(src[i])) i++;
+  if (i < src.length) throw corrupt(i);
+  return i;
+}
+
+/** base64.StdEncoding.DecodeString: the decoded bytes, or Go's error naming the first bad input byte. */
+export function decodeGoBase64(text: string): Buffer {
+  const src = Buffer.from(text, 'utf8').toString('latin1');
+  const out: number[] = [];
+  let si = 0;
+  while (si < src.length) {
+    const quantum: number[] = [];
+    let done = false;
+    while (quantum.length < 4) {
+      if (si === src.length) {
+        if (quantum.length === 0) break;
+        throw corrupt(si - quantum.length);
+      }
+      const c = src[si++] ?? '';
+      const v = BASE64.indexOf(c);
+      if (v >= 0) quantum.push(v);
+      else if (isNewline(c)) continue;
+      else if (c !== '=') throw corrupt(si - 1);
+      else {
+        si = padding(src, si, quantum.length);
+        done = true;
+        break;
+      }
+    }
+    const bits = quantum.reduce((acc, v, k) => acc | (v << (18 - 6 * k)), 0);
+    for (let k = 0; k < quantum.length - 1; k++) out.push((bits >> (16 - 8 * k)) & 0xff);
+    if (done) break;
+  }
+  return Buffer.from(out);
+}
+
+function sortedEntries(v: object): [string, unknown][] {
+  return Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** json.Marshal's string encoding: HTML-safe (<, >, & escaped) and U+2028/U+2029 escaped, as Go's encoder does. */
+function marshalString(s: string): string {
+  return JSON.stringify(s).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+/** json.Marshal's float64 encoding. */
+function marshalFloat(f: number): string {
+  if (!Number.isFinite(f)) throw new Error(`json: unsupported value: ${String(f).replace('Infinity', 'Inf')}`);
+  return JSON.stringify(f);
+}
+
+/** json.Marshal of a Go value: sorted map keys, HTML-safe strings; int64 and int as integers. */
+export function goJsonMarshal(v: unknown): string {
+  if (v === null || v === undefined) return 'null';
+  if (typeof v === 'string') return marshalString(v);
+  if (typeof v === 'number') return marshalFloat(v);
+  if (typeof v === 'bigint' || typeof v === 'boolean') return String(v);
+  if (Array.isArray(v)) return `[${v.map(goJsonMarshal).join(',')}]`;
+  if (v instanceof GoInt) return String(v.value);
+  const fields = sortedEntries(v).map(([k, x]) => `${marshalString(k)}:${goJsonMarshal(x)}`);
+  return `{${fields.join(',')}}`;
+}
