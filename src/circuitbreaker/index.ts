@@ -2,7 +2,7 @@
 // that applies it between the watch streams and the work queue, and the Responsive condition that reports it.
 export { nopBreaker, type Breaker, type BreakerState, type EventResult, type Transition } from './breaker.js';
 export { circuitBreaker, type CircuitBreakerOperatorOptions } from './operator.js';
-export { OwnWrites, type OwnWritesOptions } from './ownWrites.js';
+export { OwnWrites, type EchoBound, type OwnWritesOptions } from './ownWrites.js';
 export { responsiveCondition, type ResponsiveCondition } from './responsive.js';
 export {
   DEFAULT_BREAKER_SETTINGS,

@@ -1,5 +1,12 @@
-import { LruMap } from '../base/index.js';
+import { LruMap, systemClock, type Clock } from '../base/index.js';
 import type { WatchedObject } from './watchedObject.js';
+
+/** How long `echoed` waits at most: `ms` on `clock` (the system clock unless given), or until `signal` aborts. */
+export interface EchoBound {
+  ms: number;
+  clock?: Clock;
+  signal?: AbortSignal;
+}
 
 export interface OwnWritesOptions {
   /** Objects remembered at most; the least recently written is forgotten first. */
@@ -54,9 +61,18 @@ export class OwnWrites {
   /**
    * Settles once the watch has delivered the echo of every write in `written` (objects our writes returned), so the
    * caches show them; a write forgotten before its echo came (evicted, superseded, deleted) counts as delivered.
-   * Callers bound the wait themselves: an echo a relist skipped never comes.
+   * The wait must be bounded, since an echo a relist skipped never comes: by the caller (the queue bounds an
+   * `expediteWhen` by its requeue delay), or with `bound`, after `bound.ms` on its clock or when its signal aborts.
+   *
+   * @example
+   * await ownWrites.echoed([written], { ms: 5_000, signal });
    */
-  echoed(written: readonly WatchedObject[]): Promise<void> {
+  echoed(written: readonly WatchedObject[], bound?: EchoBound): Promise<void> {
+    const all = this.echoesOf(written);
+    return bound === undefined ? all : atMost(all, bound);
+  }
+
+  private echoesOf(written: readonly WatchedObject[]): Promise<void> {
     const waits: Promise<void>[] = [];
     for (const object of written) {
       const uid = object.metadata?.uid;
@@ -154,4 +170,19 @@ export class OwnWrites {
 function identity(object: WatchedObject): string {
   const { kind = '', metadata = {} } = object;
   return `${kind}/${metadata.namespace ?? ''}/${metadata.name ?? ''}`;
+}
+
+/** `work`, or whichever of the bound's time and signal comes first; leaves no timer or listener behind. */
+function atMost(work: Promise<void>, { ms, clock = systemClock, signal }: EchoBound): Promise<void> {
+  if (signal?.aborted === true) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const done = (): void => {
+      timer.cancel();
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = clock.setTimer(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+    void work.then(done);
+  });
 }

@@ -1,5 +1,6 @@
 // `compositor diagnose <resource> <name> [-n ns] [-o json]` (or `--stuck`, see stuckXrs.ts): reads the cluster and says why a resource is or is not
 // reconciling. What it reads is gathered here; what it concludes is in diagnosis.ts.
+import { errorMessage } from '../base/index.js';
 import type { Condition } from '../controller/index.js';
 import { Discovery, getIfExists, KubeClient, loadKubeConfig } from '../kube/index.js';
 import { LEASE_NAME } from '../manager/index.js';
@@ -190,7 +191,7 @@ export async function runDiagnose(
     else output.stdout(`${diagnosis.cause}\n${diagnosis.details.map((d) => `  ${d}`).join('\n')}\n`);
     return 0;
   } catch (err) {
-    output.stderr(`compositor diagnose: ${err instanceof Error ? err.message : String(err)}\n`);
+    output.stderr(`compositor diagnose: ${errorMessage(err)}\n`);
     return 1;
   }
 }

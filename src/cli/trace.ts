@@ -2,6 +2,7 @@
 // everything it references from the cluster and prints the tree like `crossplane beta trace`. The walk is in
 // traceTree.ts, the output formats in tracePrinters.ts; this file is the cluster side.
 import type { KubeConfig } from '@kubernetes/client-node';
+import { errorMessage } from '../base/index.js';
 import { ApiError, Discovery, isNotFound, KindNotServedError, KubeClient, loadKubeConfig } from '../kube/index.js';
 import { resolveResourceArg, type ServedResource } from './resourceArg.js';
 import type { Output } from './start.js';
@@ -29,7 +30,7 @@ export function describeError(err: unknown): TraceError {
   if (err instanceof KindNotServedError) {
     return { message: `no matches for kind "${err.kind}" in version "${err.apiVersion}"` };
   }
-  return { message: err instanceof Error ? err.message : String(err) };
+  return { message: errorMessage(err) };
 }
 
 /** GETs each reference at the REST path discovery gives its kind. */
@@ -75,7 +76,7 @@ export async function runTrace(options: TraceOptions, output: Output): Promise<n
     output.stdout(printTrace(tree, options.output));
     return 0;
   } catch (err) {
-    output.stderr(`compositor trace: ${err instanceof Error ? err.message : String(err)}\n`);
+    output.stderr(`compositor trace: ${errorMessage(err)}\n`);
     return 1;
   }
 }

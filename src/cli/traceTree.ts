@@ -1,6 +1,7 @@
 // The tree `compositor trace` prints: a claim, XR or composed resource and everything it references, read through an
 // injected getter so that the walk is testable without an API server. Which references are followed is
 // `crossplane beta trace`'s rule; what each printer makes of the tree is in tracePrinters.ts.
+import { errorMessage } from '../base/index.js';
 
 /** An object as the API server returned it; only the fields the walk and the printers read are typed. */
 export interface TracedObject {
@@ -127,7 +128,7 @@ function placeholder(ref: ObjectRef): TracedObject {
 }
 
 function defaultDescribe(err: unknown): TraceError {
-  return { message: err instanceof Error ? err.message : String(err) };
+  return { message: errorMessage(err) };
 }
 
 async function expand(

@@ -1,6 +1,8 @@
 import type { OwnerReference } from '../apis/index.js';
-import { map, merge, mergeMap, type Subscription } from 'rxjs';
+import { map, merge, mergeMap, tap, type Subscription } from 'rxjs';
 import type { Logger } from 'pino';
+import { errorMessage, type Clock } from '../base/index.js';
+import { OwnWrites } from '../circuitbreaker/index.js';
 import { sameCondition, setCondition, type Condition } from '../controller/index.js';
 import {
   CONTENT_TYPE,
@@ -17,11 +19,11 @@ import type { Metrics } from '../metrics/index.js';
 import { ReconcileQueue, type ReconcileResult } from '../queue/index.js';
 import {
   objectKey,
-  resourceVersionOf,
   type IndexFunction,
   type Informer,
   type InformerLease,
   type InformerRegistry,
+  type WatchEvent,
 } from '../watch/index.js';
 import { referencedRevision, revisionsToDelete } from './revisionGc.js';
 import { compositionHash } from './revisionHash.js';
@@ -120,6 +122,8 @@ export interface CompositionRevisionControllerOptions {
   maxRevisions?: number;
   workers?: number;
   now?: () => Date;
+  /** Bounds the wait for a write's echo (CACHE_WAIT_MS); the system clock unless given. */
+  clock?: Clock;
 }
 
 /**
@@ -137,6 +141,8 @@ export class CompositionRevisionController implements Lifecycle {
   readonly name = CONTROLLER_NAME;
   private readonly queue: ReconcileQueue;
   private readonly now: () => Date;
+  /** This controller's writes to revisions, so a reconcile can wait for its last write's echo. */
+  private readonly ownWrites = new OwnWrites();
   private compositions: InformerLease<Composition> | undefined;
   private revisions: InformerLease<CompositionRevision> | undefined;
   private subscription: Subscription | undefined;
@@ -153,7 +159,10 @@ export class CompositionRevisionController implements Lifecycle {
       isConflict,
       reconcile: (key, signal) => this.reconcile(key, signal),
       onError: (key, err) => {
-        options.logger.warn({ controller: CONTROLLER_NAME, composition: key, err: describe(err) }, 'reconcile failed');
+        options.logger.warn(
+          { controller: CONTROLLER_NAME, composition: key, err: errorMessage(err, { cause: true }) },
+          'reconcile failed',
+        );
       },
     });
   }
@@ -176,7 +185,12 @@ export class CompositionRevisionController implements Lifecycle {
     // A revision event concerns the Composition named by its label, so a deleted revision is recreated.
     this.subscription = merge(
       this.compositions.informer.events$.pipe(map((event) => objectKey(event.object))),
-      this.revisions.informer.events$.pipe(mergeMap((event) => revisionsByComposition(event.object))),
+      this.revisions.informer.events$.pipe(
+        tap((event) => {
+          this.noteEcho(event);
+        }),
+        mergeMap((event) => revisionsByComposition(event.object)),
+      ),
     ).subscribe((key) => {
       this.queue.add(key);
     });
@@ -197,19 +211,35 @@ export class CompositionRevisionController implements Lifecycle {
   private async reconcile(key: string, signal: AbortSignal): Promise<ReconcileResult> {
     const composition = this.compositions?.informer.store.get(key);
     if (!composition || composition.metadata.deletionTimestamp) return {};
-    // Listening from before the first write, so the echo of the last one cannot slip by unseen.
-    const echoes = new WriteEchoes(this.revisionInformer());
     try {
       const written = await this.sync(composition, signal);
-      if (written) await echoes.until(written, signal);
+      // The next reconcile of the Composition, which may start at once, must not number a revision from a cache
+      // that lacks the one just written: wait for its echo, boundedly (a relist may skip it).
+      if (written) await this.ownWrites.echoed([written], { ms: CACHE_WAIT_MS, clock: this.options.clock, signal });
       return {};
     } catch (err) {
       // A revision deleted while we wrote to it: its delete event enqueues the Composition again.
       if (isNotFound(err)) return {};
       throw err;
-    } finally {
-      echoes.close();
     }
+  }
+
+  /**
+   * Marks the echoes of this controller's writes as delivered. The API server often sends a write's event before
+   * its response: such an event is judged once the write has settled (and been recorded).
+   */
+  private noteEcho(event: WatchEvent<CompositionRevision>): void {
+    const { object } = event;
+    if (event.type === 'delete') {
+      this.ownWrites.forget(object);
+      return;
+    }
+    const pending = this.ownWrites.pending(object);
+    if (!pending) {
+      this.ownWrites.isEcho(object);
+      return;
+    }
+    void pending.then(() => this.ownWrites.isEcho(object));
   }
 
   /** Adopt, find or create the revision of the Composition's hash, number it latest, mark it valid. */
@@ -313,7 +343,9 @@ export class CompositionRevisionController implements Lifecycle {
     const body = newRevision(composition, hash, revision);
     const name = body.metadata.name;
     try {
-      const created = await this.options.client.request<CompositionRevision>('POST', this.path(), { body, signal });
+      const created = await this.ownWrites.track(body, () =>
+        this.options.client.request<CompositionRevision>('POST', this.path(), { body, signal }),
+      );
       this.options.logger.info({ controller: CONTROLLER_NAME, revision: name, number: revision }, 'created revision');
       return created;
     } catch (err) {
@@ -363,12 +395,14 @@ export class CompositionRevisionController implements Lifecycle {
     const name = revision.metadata.name;
     const subresource = change.status ? '/status' : '';
     const body = { ...change, metadata: { ...change.metadata, resourceVersion: revision.metadata.resourceVersion } };
-    return this.options.client
-      .request<CompositionRevision>('PATCH', this.path(name) + subresource, {
-        body,
-        contentType: CONTENT_TYPE.mergePatch,
-        signal,
-      })
+    return this.ownWrites
+      .track(revision, () =>
+        this.options.client.request<CompositionRevision>('PATCH', this.path(name) + subresource, {
+          body,
+          contentType: CONTENT_TYPE.mergePatch,
+          signal,
+        }),
+      )
       .catch((err: unknown) => {
         if (isConflict(err) || isNotFound(err)) throw err;
         throw new Error(`cannot update CompositionRevision "${name}"${subresource}`, { cause: err });
@@ -388,63 +422,6 @@ export class CompositionRevisionController implements Lifecycle {
   }
 }
 
-/**
- * The revision events seen since a reconcile began. The reconcile waits for the echo of its last write, so the
- * next reconcile of the Composition, which may start at once, never numbers a revision from a cache that lacks the
- * one just written; listening from the start means an echo (or a delete) that came early is not waited for in vain.
- */
-class WriteEchoes {
-  private readonly seen = new Map<string, { version: string | undefined; deleted: boolean }>();
-  private readonly subscription: Subscription;
-  private waiter: (() => void) | undefined;
-
-  constructor(private readonly informer: Informer<CompositionRevision>) {
-    this.subscription = informer.events$.subscribe((event) => {
-      const version = resourceVersionOf(event.object);
-      this.seen.set(event.object.metadata.name, { version, deleted: event.type === 'delete' });
-      this.waiter?.();
-    });
-  }
-
-  /** Resolves once the cache holds `written` or something newer, or it was deleted; gives up after a while. */
-  until(written: CompositionRevision, signal: AbortSignal): Promise<void> {
-    const { name } = written.metadata;
-    const version = resourceVersionOf(written);
-    const arrived = (): boolean => {
-      const seen = this.seen.get(name);
-      const cached = this.informer.store.get(name);
-      if (version === undefined || seen?.deleted === true) return true;
-      return atLeast(seen?.version, version) || (cached !== undefined && atLeast(resourceVersionOf(cached), version));
-    };
-    if (arrived() || signal.aborted) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        this.waiter = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, CACHE_WAIT_MS);
-      timer.unref();
-      signal.addEventListener('abort', done, { once: true });
-      this.waiter = () => {
-        if (arrived()) done();
-      };
-    });
-  }
-
-  close(): void {
-    this.subscription.unsubscribe();
-  }
-}
-
-/** resourceVersions are opaque, but etcd's are increasing integers; anything else must match exactly. */
-function atLeast(seen: string | undefined, wanted: string): boolean {
-  if (seen === undefined) return false;
-  if (/^\d+$/.test(seen) && /^\d+$/.test(wanted)) return BigInt(seen) >= BigInt(wanted);
-  return seen === wanted;
-}
-
 function numberOf(revision: CompositionRevision): number {
   const n = revision.spec.revision;
   return typeof n === 'number' ? n : 0;
@@ -462,9 +439,4 @@ function aborted(signal: AbortSignal): Promise<void> {
       { once: true },
     );
   });
-}
-
-function describe(err: unknown): string {
-  if (!(err instanceof Error)) return String(err);
-  return err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message;
 }

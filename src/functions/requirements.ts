@@ -1,6 +1,7 @@
 // The requirements loop (Crossplane's FetchingFunctionRunner): the step's declared requirements (bootstrap) are
 // fetched and sent on the first call; then, while a function's requirements change, fetch what it asks for and call it
 // again, at most 5 extra calls. The request's meta.tag is not recomputed between calls.
+import { errorMessage } from '../base/index.js';
 import { FunctionCallError } from './errors.js';
 import { sameMessage } from './hash.js';
 import type { FunctionCall, FunctionRunner } from './runner.js';
@@ -109,7 +110,7 @@ export class RequirementsRunner implements FunctionRunner {
         requiredSchemas: await fetchAll(r?.schemas, (s) => this.fetcher.fetchSchema(s), seeded.requiredSchemas),
       };
     } catch (err) {
-      const detail = `cannot fetch required resources: ${err instanceof Error ? err.message : String(err)}`;
+      const detail = `cannot fetch required resources: ${errorMessage(err)}`;
       throw new FunctionCallError(call.functionName, call.step, detail, { cause: err });
     }
   }

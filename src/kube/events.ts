@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
+import { errorMessage } from '../base/index.js';
 import { CONTENT_TYPE, type KubeClient } from './client.js';
 import { isAlreadyExists, isNotFound } from './errors.js';
 import { aggregateKey, eventName, microTime, SeriesTable, truncateNote, type Series } from './eventAggregation.js';
@@ -198,8 +199,7 @@ export class EventRecorder implements EventSink {
   }
 
   private warn(err: unknown, reason: string, object: string): void {
-    const error = err instanceof Error ? err.message : String(err);
-    this.options.logger.warn({ error, reason, object }, 'cannot record event');
+    this.options.logger.warn({ error: errorMessage(err), reason, object }, 'cannot record event');
   }
 }
 

@@ -1,3 +1,4 @@
+import { errorMessage } from '../base/index.js';
 import type { KubeClient } from './client.js';
 import { ApiError } from './errors.js';
 
@@ -56,13 +57,7 @@ export async function waitForApiServer(client: KubeClient, options: Reachability
     if (attempt < options.attempts) await sleep(options.delayMs, options.signal);
   }
   throw new ApiServerUnreachableError(
-    `API server ${client.server} is unreachable after ${options.attempts} attempts: ${describe(lastError)}`,
+    `API server ${client.server} is unreachable after ${options.attempts} attempts: ${errorMessage(lastError, { cause: true })}`,
     { cause: lastError },
   );
-}
-
-function describe(err: unknown): string {
-  if (!(err instanceof Error)) return String(err);
-  const cause = err.cause instanceof Error ? `: ${err.cause.message}` : '';
-  return `${err.message}${cause}`;
 }

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { ManualClock } from '../../../src/base/index.js';
 import { OwnWrites } from '../../../src/circuitbreaker/index.js';
 
 const at = (uid: string, resourceVersion: string) => ({ metadata: { uid, resourceVersion } });
@@ -90,6 +91,27 @@ describe('circuitbreaker/OwnWrites', () => {
       expect(await settled(deleted), 'still waiting').to.be.false;
       own.forget(at('c', '1'));
       expect(await settled(deleted), 'deleted').to.be.true;
+    });
+
+    it('with a bound, gives up after its time on the injected clock, or when its signal aborts', async () => {
+      const own = new OwnWrites();
+      own.record(at('a', '1'));
+      const clock = new ManualClock();
+      const timed = own.echoed([at('a', '1')], { ms: 5_000, clock });
+      clock.advance(4_999);
+      expect(await settled(timed), 'before the bound').to.be.false;
+      clock.advance(1);
+      expect(await settled(timed), 'at the bound').to.be.true;
+      expect(clock.pendingTimers()).to.equal(0);
+      const abort = new AbortController();
+      const aborted = own.echoed([at('a', '1')], { ms: 5_000, clock, signal: abort.signal });
+      abort.abort();
+      expect(await settled(aborted), 'aborted').to.be.true;
+      expect(clock.pendingTimers(), 'no timer left behind').to.equal(0);
+      const echoed = own.echoed([at('a', '1')], { ms: 5_000, clock });
+      own.isEcho(at('a', '1'));
+      expect(await settled(echoed), 'the echo came').to.be.true;
+      expect(clock.pendingTimers()).to.equal(0);
     });
   });
 });

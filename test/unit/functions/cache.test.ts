@@ -47,6 +47,24 @@ describe('functions/response cache', () => {
     });
   }
 
+  it('keeps at most maxEntries, forgetting the oldest stored first and expired ones before it', async () => {
+    let now = 0;
+    const inner = new CountingRunner(HOUR);
+    const runner = new CachingRunner(inner, { now: () => now, maxEntries: 2 });
+    const callFor = (value: string): FunctionCall => ({ functionName: 'fn', request: { input: { value } } });
+    await runner.run(callFor('a'));
+    await runner.run(callFor('b'));
+    await runner.run(callFor('a'));
+    expect(inner.calls, 'a hit').to.equal(2);
+    await runner.run(callFor('c'));
+    expect(runner.size).to.equal(2);
+    await runner.run(callFor('a'));
+    expect(inner.calls, 'a, stored first, was forgotten: a hit does not make an entry live longer').to.equal(4);
+    now += HOUR;
+    await runner.run(callFor('d'));
+    expect(runner.size, 'the expired entries at the front went first').to.equal(1);
+  });
+
   it('is left out when disabled (--enable-function-response-cache=false)', () => {
     const inner = new CountingRunner(HOUR);
     expect(withResponseCache(inner, { enabled: false, maxTtlMs: HOUR })).to.equal(inner);
