@@ -101,7 +101,7 @@ export class Manager {
     let elector: Elector | undefined;
     try {
       await this.startServers();
-      const client = await (this.options.connect ?? ((s: AbortSignal) => this.connect(s)))(signal);
+      const client = await (this.options.connect ? this.options.connect(signal) : this.connect(signal));
       if (this.options.config.installCrds) await this.installCrds(client, signal);
       elector = await this.lead(client, signal, lost);
       if (signal.aborted) return;
