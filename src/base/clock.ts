@@ -44,3 +44,29 @@ function unrefTimer(callback: () => void, delayMs: number): Timer {
 export function dateOf(clock: Pick<Clock, 'now'>): Date {
   return new Date(clock.now());
 }
+
+/**
+ * Resolves after `ms` on `clock`; when `signal` aborts first, rejects as node:timers/promises' setTimeout does (an
+ * AbortError whose cause is the signal's reason) and cancels the timer.
+ */
+export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted === true) return Promise.reject(abortError(signal));
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = (): void => {
+      timer.cancel();
+      reject(abortError(signal));
+    };
+    // Listening first: a clock may fire at once (a test's), and then the listener goes with it.
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const timer = clock.setTimer(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+  });
+}
+
+function abortError(signal: AbortSignal | undefined): Error {
+  const err = new Error('The operation was aborted', { cause: signal?.reason });
+  err.name = 'AbortError';
+  return Object.assign(err, { code: 'ABORT_ERR' });
+}

@@ -1,7 +1,7 @@
 // base: the primitives every folder may use and none reimplements: one clock (and a manual one for tests), one LRU
 // map, one backoff policy, one error-to-message helper, a min-heap. It imports nothing from the rest of compositor.
 export { backoffDelay, type Backoff } from './backoff.js';
-export { dateOf, monotonicClock, systemClock, type Clock, type Timer } from './clock.js';
+export { dateOf, monotonicClock, sleep, systemClock, type Clock, type Timer } from './clock.js';
 export { errorMessage } from './errors.js';
 export { LruMap, type LruMapOptions } from './lru.js';
 export { ManualClock } from './manualClock.js';

@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '../base/index.js';
 import { breakerMetrics, type BreakerMetrics, type Metrics } from '../metrics/index.js';
 import { fullBucket, tryTake, type TokenBucketRate, type TokenBucketState } from '../queue/index.js';
 import type { Breaker, BreakerState, EventResult, Transition } from './breaker.js';
@@ -30,8 +31,8 @@ export interface TokenBucketBreakerOptions extends Partial<BreakerSettings> {
   /** `composite/<plural>.<group>`: the `controller` label of the breaker metrics. */
   controller: string;
   metrics: Metrics;
-  /** The clock, in ms. Must agree with the scheduler of the operator that drives `advance`. */
-  now?: () => number;
+  /** Must agree with the scheduler of the operator that drives `advance` (an RxJS scheduler is such a clock). */
+  clock?: Pick<Clock, 'now'>;
   /** Told about every open and close. Must not throw; if it does, the error is dropped and the breaker goes on. */
   onTransition?: (transition: Transition) => void;
 }
@@ -62,7 +63,7 @@ interface PendingClose {
 export class TokenBucketBreaker implements Breaker {
   private readonly settings: BreakerSettings;
   private readonly rate: TokenBucketRate;
-  private readonly now: () => number;
+  private readonly clock: Pick<Clock, 'now'>;
   private readonly metrics: BreakerMetrics;
   private readonly circuits = new Map<string, Circuit>();
   /** Opened circuits in opening order, which with one fixed cooldown is also closing order. */
@@ -73,12 +74,12 @@ export class TokenBucketBreaker implements Breaker {
   constructor(private readonly options: TokenBucketBreakerOptions) {
     this.settings = { ...DEFAULT_BREAKER_SETTINGS, ...definedOnly(options) };
     this.rate = { perSecond: this.settings.refillRatePerSecond, burst: this.settings.burst };
-    this.now = options.now ?? Date.now;
+    this.clock = options.clock ?? systemClock;
     this.metrics = breakerMetrics(options.metrics, options.controller);
   }
 
   record(key: string, cost: number, source: WatchedObject): EventResult {
-    const now = this.now();
+    const now = this.clock.now();
     if (now >= this.nextSweepAt) this.sweep(now);
     const circuit = this.circuits.get(key) ?? this.create(key, now);
     circuit.lastEventAt = now;
@@ -92,7 +93,7 @@ export class TokenBucketBreaker implements Breaker {
     const circuit = this.circuits.get(key);
     // A circuit past its cooldown reads as closed even before `advance` has run, so the Responsive condition of
     // the close-time reconcile is right whatever order the timers fire in.
-    if (circuit === undefined || !this.isOpenAt(circuit, this.now())) return { open: false };
+    if (circuit === undefined || !this.isOpenAt(circuit, this.clock.now())) return { open: false };
     return {
       open: true,
       triggeredBy: circuit.triggeredBy,
@@ -107,7 +108,7 @@ export class TokenBucketBreaker implements Breaker {
   }
 
   advance(): string[] {
-    const now = this.now();
+    const now = this.clock.now();
     const closed: string[] = [];
     for (let next = this.closing[this.closingHead]; next !== undefined && next.at <= now;) {
       this.closingHead += 1;

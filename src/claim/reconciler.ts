@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { errorMessage } from '../base/index.js';
+import { dateOf, errorMessage, systemClock, type Clock } from '../base/index.js';
 import {
   claimOf,
   isApplied,
@@ -53,7 +53,8 @@ export interface ClaimReconcilerOptions {
   discovery: Discovery;
   events: EventSink;
   logger: Logger;
-  now?: () => Date;
+  /** Transition and publishing times; the system clock unless given. */
+  clock?: Pick<Clock, 'now'>;
 }
 
 /** A claim cannot be reconciled as it is written; reported on the claim, never retried faster than backoff. */
@@ -78,7 +79,8 @@ export class ClaimReconciler {
   private readonly now: () => Date;
 
   constructor(private readonly options: ClaimReconcilerOptions) {
-    this.now = options.now ?? (() => new Date());
+    const clock = options.clock ?? systemClock;
+    this.now = () => dateOf(clock);
   }
 
   readonly reconcile = async (key: string, signal: AbortSignal): Promise<ReconcileResult> => {

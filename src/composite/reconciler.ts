@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { errorMessage } from '../base/index.js';
+import { dateOf, errorMessage, systemClock, type Clock } from '../base/index.js';
 import { responsiveCondition, type Breaker, type OwnWrites } from '../circuitbreaker/index.js';
 import {
   describe,
@@ -73,7 +73,8 @@ export interface CompositeReconcilerOptions {
    */
   maxConcurrentApplies?: number;
   logger: Logger;
-  now?: () => Date;
+  /** Transition and publishing times; the system clock unless given. */
+  clock?: Pick<Clock, 'now'>;
   random?: () => number;
   /** Replaces steps of the reconcile (tests); each one left out is built from the options above. */
   steps?: Partial<CompositeSteps>;
@@ -99,7 +100,8 @@ export class CompositeReconciler {
   private readonly pollIntervalWarnings = new PollIntervalWarnings();
 
   constructor(private readonly options: CompositeReconcilerOptions) {
-    this.now = options.now ?? (() => new Date());
+    const clock = options.clock ?? systemClock;
+    this.now = () => dateOf(clock);
     this.random = options.random ?? Math.random;
     this.steps = defaultSteps(options, this.now, this.random);
     const { xrType, composed, discovery, events } = options;

@@ -1,13 +1,13 @@
 // The response cache (--enable-function-response-cache, on by default): a function's response is reused for an
 // identical request until its TTL ends. Keyed by function name and a digest of the request; responses without a TTL
 // are never stored. Crossplane's cache (off by default there) keeps the same entries on disk; this one is in memory.
-import { LruMap } from '../base/index.js';
+import { LruMap, systemClock, type Clock } from '../base/index.js';
 import { digest } from './hash.js';
 import type { FunctionCall, FunctionRunner } from './runner.js';
 import type { RunFunctionResponse } from './types.js';
 
 export interface CacheDeps {
-  now?: () => number;
+  clock?: Pick<Clock, 'now'>;
   /**
    * Upper bound on how long any response is kept (--xfn-cache-max-ttl). Default 24h; 0 means no bound, so the
    * function's TTL alone decides, as Crossplane's cache reads its --xfn-cache-max-ttl 0.
@@ -35,22 +35,23 @@ interface Entry {
 export class CachingRunner implements FunctionRunner {
   /** By key, in the order they were stored: a hit does not make an entry live longer. */
   private readonly entries: LruMap<string, Entry>;
+  private readonly clock: Pick<Clock, 'now'>;
 
   constructor(
     private readonly inner: FunctionRunner,
     private readonly deps: CacheDeps = {},
   ) {
     this.entries = new LruMap({ max: deps.maxEntries ?? 10_000 });
+    this.clock = deps.clock ?? systemClock;
   }
 
   async run(call: FunctionCall): Promise<RunFunctionResponse> {
-    const now = this.deps.now ?? Date.now;
     const key = `${call.functionName}/${digest(call.request)}`;
     const hit = this.entries.peek(key);
-    if (hit !== undefined && hit.deadline > now()) return structuredClone(hit.response);
+    if (hit !== undefined && hit.deadline > this.clock.now()) return structuredClone(hit.response);
     const response = await this.inner.run(call);
     const ttl = clampTtl(response.meta?.ttlMs ?? 0, this.deps.maxTtlMs ?? DEFAULT_MAX_TTL_MS);
-    if (ttl > 0) this.store(key, { deadline: now() + ttl, response: structuredClone(response) });
+    if (ttl > 0) this.store(key, { deadline: this.clock.now() + ttl, response: structuredClone(response) });
     return response;
   }
 
@@ -62,7 +63,7 @@ export class CachingRunner implements FunctionRunner {
   /** Stores an entry; when full, expired entries at the front go first, then the map forgets the oldest. */
   private store(key: string, entry: Entry): void {
     if (this.entries.size >= (this.deps.maxEntries ?? 10_000)) {
-      const now = (this.deps.now ?? Date.now)();
+      const now = this.clock.now();
       this.entries.deleteWhile((e) => e.deadline <= now);
     }
     this.entries.set(key, entry);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import { errorMessage } from '../base/index.js';
+import { errorMessage, systemClock, type Clock } from '../base/index.js';
 import { CONTENT_TYPE, type KubeClient } from './client.js';
 import { isAlreadyExists, isNotFound } from './errors.js';
 import { aggregateKey, eventName, microTime, SeriesTable, truncateNote, type Series } from './eventAggregation.js';
@@ -33,7 +33,7 @@ export interface EventRecorderOptions {
   reportingController?: string;
   /** Event.reportingInstance; defaults to the host name (the pod name in a cluster). */
   reportingInstance?: string;
-  now?: () => number;
+  clock?: Pick<Clock, 'now'>;
   /** Repeats less than this long after the previous occurrence aggregate into one Event; default 10 minutes. */
   aggregationWindowMs?: number;
   /** Aggregate keys remembered at most; default 10,000. */
@@ -82,12 +82,12 @@ export class EventRecorder implements EventSink {
   private readonly table: SeriesTable<EventDetail>;
   /** The last write loop started for each aggregate key; a key's next loop waits for it. */
   private readonly writes = new Map<string, Promise<void>>();
-  private readonly now: () => number;
+  private readonly clock: Pick<Clock, 'now'>;
   private readonly reportingController: string;
   private readonly reportingInstance: string;
 
   constructor(private readonly options: EventRecorderOptions) {
-    this.now = options.now ?? Date.now;
+    this.clock = options.clock ?? systemClock;
     this.reportingController = options.reportingController ?? DEFAULT_REPORTING_CONTROLLER;
     this.reportingInstance = options.reportingInstance ?? hostname();
     this.table = new SeriesTable({
@@ -101,7 +101,10 @@ export class EventRecorder implements EventSink {
       const detail = detailOf(target, input);
       const { type, reason, action, note } = detail;
       const key = aggregateKey({ object: objectId(target), type, reason, action, note });
-      const series = this.table.observe(key, this.now(), () => ({ name: newEventName(target.metadata.name), detail }));
+      const series = this.table.observe(key, this.clock.now(), () => ({
+        name: newEventName(target.metadata.name),
+        detail,
+      }));
       this.schedule(series);
     } catch (err) {
       // Only a malformed target gets here (callers in plain JavaScript); the contract is still not to throw.

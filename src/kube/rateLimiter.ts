@@ -1,4 +1,4 @@
-import { setTimeout as sleepFor } from 'node:timers/promises';
+import { sleep, systemClock, type Clock } from '../base/index.js';
 import { fullBucket, reserve, type TokenBucketRate, type TokenBucketState } from '../queue/index.js';
 
 /** Holds a request until the client may send it. */
@@ -20,15 +20,13 @@ export class ClientRateLimiter implements RequestLimiter {
 
   constructor(
     private readonly rate: TokenBucketRate,
-    private readonly now: () => number = Date.now,
-    private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<unknown> = (ms, signal) =>
-      sleepFor(ms, undefined, { signal }),
+    private readonly clock: Clock = systemClock,
   ) {
-    this.bucket = fullBucket(rate, now());
+    this.bucket = fullBucket(rate, clock.now());
   }
 
   async wait(signal?: AbortSignal): Promise<void> {
-    const delayMs = reserve(this.bucket, this.rate, this.now());
-    if (delayMs > 0) await this.sleep(delayMs, signal);
+    const delayMs = reserve(this.bucket, this.rate, this.clock.now());
+    if (delayMs > 0) await sleep(this.clock, delayMs, signal);
   }
 }

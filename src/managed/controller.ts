@@ -1,7 +1,7 @@
 import type { Subscription } from 'rxjs';
 import type { Logger } from 'pino';
 import { OwnWrites } from '../circuitbreaker/index.js';
-import { errorMessage } from '../base/index.js';
+import { errorMessage, type Clock } from '../base/index.js';
 import { effectivePollInterval, restartDelayMs } from '../controller/index.js';
 import { isConflict, type EventSink, type KubeClient } from '../kube/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
@@ -35,7 +35,7 @@ export interface ManagedControllerOptions<T extends ManagedResource> {
   settings: ManagedControllerSettings;
   /** --shard-index/--shard-count: whether this replica owns an MR; undefined owns every MR. */
   owns?: (mr: T) => boolean;
-  now?: () => Date;
+  clock?: Pick<Clock, 'now'>;
 }
 
 /** managed/<plural>.<group>, the controller label of its metrics (as composite/<plural>.<group> for XRs). */
@@ -105,7 +105,7 @@ export class ManagedController<T extends ManagedResource = ManagedResource> impl
       events: options.events,
       timing: options.settings,
       logger: this.logger,
-      now: options.now,
+      clock: options.clock,
     });
     const informer = lease.informer;
     // Another shard's MRs are another replica's: their events are dropped here, before any state is kept.

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { errorMessage } from '../base/index.js';
+import { dateOf, errorMessage, systemClock, type Clock } from '../base/index.js';
 import {
   effectivePollInterval,
   INVALID_POLL_INTERVAL_REASON,
@@ -68,7 +68,8 @@ export interface ManagedReconcilerOptions<T extends ManagedResource> {
   events: EventSink;
   timing: ManagedTiming;
   logger: Logger;
-  now?: () => Date;
+  /** The create protocol's times, the skip rule's and the status's; the system clock unless given. */
+  clock?: Pick<Clock, 'now'>;
   random?: () => number;
 }
 
@@ -91,7 +92,8 @@ export class ManagedReconciler<T extends ManagedResource = ManagedResource> {
   private readonly deleteRequested = new Set<string>();
 
   constructor(private readonly options: ManagedReconcilerOptions<T>) {
-    this.now = options.now ?? (() => new Date());
+    const clock = options.clock ?? systemClock;
+    this.now = () => dateOf(clock);
     this.random = options.random ?? Math.random;
     const { writer, secrets, events, logger } = options;
     this.deps = { writer, secrets, events, logger, now: this.now };

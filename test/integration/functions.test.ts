@@ -218,7 +218,7 @@ describe('functions: gRPC runner against a real function process', function () {
     let now = 0;
     let calls = 0;
     const counting: FunctionRunner = { run: (call) => (calls++, grpc.run(call)) };
-    const cache = new CachingRunner(counting, { now: () => now });
+    const cache = new CachingRunner(counting, { clock: { now: () => now } });
     const call = { functionName: 'probe', request: { input: { ttlSeconds: 10 } } };
     await cache.run(call);
     now = 9_999;

@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '../../base/index.js';
 import { digest } from '../../functions/index.js';
 import { EXTERNAL_NAME_ANNOTATION } from '../annotations.js';
 import type {
@@ -14,8 +15,8 @@ import type { NopParameters, NopResource } from './types.js';
 
 export interface NopConnectorOptions {
   system: NopExternalSystem;
-  /** Milliseconds since the epoch; conditionAfter times count from metadata.creationTimestamp on this clock. */
-  now?: () => number;
+  /** conditionAfter times count from metadata.creationTimestamp on this clock; the system clock unless given. */
+  clock?: Pick<Clock, 'now'>;
 }
 
 /** A nop call asked to fail by spec.forProvider.fail<Call>. */
@@ -36,7 +37,8 @@ export class NopConnector implements ExternalConnector<NopResource> {
   private readonly now: () => number;
 
   constructor(private readonly options: NopConnectorOptions) {
-    this.now = options.now ?? Date.now;
+    const clock = options.clock ?? systemClock;
+    this.now = () => clock.now();
   }
 
   connect(): Promise<ExternalClient<NopResource>> {

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { crdsDir, loadCrds, type CustomResourceDefinition } from '../../apis/index.js';
+import { systemClock, type Clock } from '../../base/index.js';
 import { ensureCrds, getIfExists, KindNotServedError, type EventSink, type KubeClient } from '../../kube/index.js';
 import type { Lifecycle } from '../../lifecycle/index.js';
 import type { Metrics } from '../../metrics/index.js';
@@ -26,7 +27,7 @@ export interface NopProviderOptions {
   system?: NopExternalSystem;
   /** --shard-index/--shard-count: whether this replica owns an MR (of either kind); undefined owns every MR. */
   owns?: (mr: NopResource) => boolean;
-  now?: () => Date;
+  clock?: Pick<Clock, 'now'>;
 }
 
 /**
@@ -54,9 +55,9 @@ export class NopProvider implements Lifecycle {
     this.system = options.system ?? new NopExternalSystem();
     // Not "component": the root logger binds that key to "compositor" already, and pino would repeat it.
     this.logger = options.logger.child({ provider: this.name });
-    const now = options.now ?? (() => new Date());
+    const clock = options.clock ?? systemClock;
     // One connector for every kind: the external system tells them apart by namespace ("" for cluster scope).
-    const connector = new NopConnector({ system: this.system, now: () => now().getTime() });
+    const connector = new NopConnector({ system: this.system, clock });
     this.controllers = NOP_TYPES.map(
       (type) =>
         new ManagedController<NopResource>({
@@ -70,7 +71,7 @@ export class NopProvider implements Lifecycle {
           logger: options.logger,
           settings: options.settings,
           owns: options.owns,
-          now,
+          clock,
         }),
     );
   }

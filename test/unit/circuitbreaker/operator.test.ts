@@ -44,7 +44,7 @@ function setup(settings: Partial<TokenBucketBreakerOptions> = {}): Setup {
   const breaker = new TokenBucketBreaker({
     controller: CONTROLLER,
     metrics,
-    now: () => scheduler.now(),
+    clock: scheduler,
     onTransition: (t) => transitions.push(t),
     ...settings,
   });

@@ -25,7 +25,7 @@ function harness(settings: Partial<TokenBucketBreakerOptions> = {}): Harness {
   const breaker = new TokenBucketBreaker({
     controller: CONTROLLER,
     metrics,
-    now: () => clock.now,
+    clock: { now: () => clock.now },
     onTransition: (t) => transitions.push(t),
     ...settings,
   });

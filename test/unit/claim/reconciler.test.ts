@@ -33,7 +33,7 @@ class ClaimWorld {
     discovery: this.server.discovery,
     events: this.events,
     logger: pino({ level: 'silent' }),
-    now: () => new Date('2026-03-01T12:00:00Z'),
+    clock: { now: () => Date.parse('2026-03-01T12:00:00Z') },
   });
 
   createClaim(extra: Partial<Claim['metadata']> = {}, spec: Claim['spec'] = {}): Claim {

@@ -249,7 +249,7 @@ describe('composite/CompositeEventPipeline', () => {
     const breaker: Breaker = new TokenBucketBreaker({
       controller: 'composite/xapps.example.org',
       metrics: createMetrics({ processMetrics: false }),
-      now: () => scheduler.now(),
+      clock: scheduler,
       burst: 4,
       refillRatePerSecond: 0.001,
       cooldownMs: 60_000,

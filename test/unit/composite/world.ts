@@ -111,7 +111,7 @@ export class World {
       ownWrites: this.ownWrites,
       timing: { realtime: this.realtime, pollIntervalMs: 60_000, minPollIntervalMs: 1_000 },
       logger: pino({ level: 'silent' }),
-      now: () => NOW,
+      clock: { now: () => NOW.getTime() },
       random: () => 0.5,
       ...options.reconciler,
     });

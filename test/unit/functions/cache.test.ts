@@ -25,7 +25,7 @@ const call: FunctionCall = { functionName: 'fn', request: { input: { value: 'a' 
 async function callsFor(ttlMs: number | undefined, cache: { maxTtlMs?: number }, afterMs: number): Promise<number> {
   let now = 0;
   const inner = new CountingRunner(ttlMs);
-  const runner = new CachingRunner(inner, { ...cache, now: () => now });
+  const runner = new CachingRunner(inner, { ...cache, clock: { now: () => now } });
   await runner.run(call);
   now += afterMs;
   await runner.run(call);
@@ -50,7 +50,7 @@ describe('functions/response cache', () => {
   it('keeps at most maxEntries, forgetting the oldest stored first and expired ones before it', async () => {
     let now = 0;
     const inner = new CountingRunner(HOUR);
-    const runner = new CachingRunner(inner, { now: () => now, maxEntries: 2 });
+    const runner = new CachingRunner(inner, { clock: { now: () => now }, maxEntries: 2 });
     const callFor = (value: string): FunctionCall => ({ functionName: 'fn', request: { input: { value } } });
     await runner.run(callFor('a'));
     await runner.run(callFor('b'));

@@ -71,7 +71,7 @@ function setup(options: Partial<EventRecorderOptions> = {}): {
   const recorder = new EventRecorder({
     client: client as unknown as KubeClient,
     logger,
-    now: () => clock.now,
+    clock: { now: () => clock.now },
     ...options,
   });
   return { client, recorder, clock, warnings };

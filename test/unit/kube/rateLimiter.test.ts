@@ -1,5 +1,18 @@
 import { expect } from 'chai';
+import type { Clock } from '../../../src/base/index.js';
 import { ClientRateLimiter, clientRateFor } from '../../../src/kube/index.js';
+
+/** A clock at `now()` whose timers fire at once, recording how long each would have waited. */
+function recordingClock(now: () => number, waits: number[]): Clock {
+  return {
+    now,
+    setTimer: (callback, delayMs) => {
+      waits.push(delayMs);
+      callback();
+      return { cancel: () => undefined };
+    },
+  };
+}
 
 describe('kube/ClientRateLimiter', () => {
   it('derives qps 5N and burst 10N from --max-reconcile-rate', () => {
@@ -11,11 +24,7 @@ describe('kube/ClientRateLimiter', () => {
     const waits: number[] = [];
     const limiter = new ClientRateLimiter(
       clientRateFor(1),
-      () => now,
-      (ms) => {
-        waits.push(ms);
-        return Promise.resolve();
-      },
+      recordingClock(() => now, waits),
     );
     for (let i = 0; i < 10; i++) await limiter.wait();
     expect(waits).to.deep.equal([]);
@@ -34,11 +43,7 @@ describe('kube/ClientRateLimiter', () => {
     const waits: number[] = [];
     const limiter = new ClientRateLimiter(
       clientRateFor(10),
-      () => 0,
-      (ms) => {
-        waits.push(ms);
-        return Promise.resolve();
-      },
+      recordingClock(() => 0, waits),
     );
     for (let i = 0; i < 5_000; i++) await limiter.wait();
     const startedWithinMinute = 5_000 - waits.filter((ms) => ms >= 60_000).length;

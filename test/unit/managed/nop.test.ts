@@ -98,7 +98,7 @@ describe('managed/nop connector', () => {
   it('creates, observes up to date with the conditions due, updates on a change and deletes', async () => {
     const clock = new ManualClock(created);
     const system = new NopExternalSystem();
-    const client = await new NopConnector({ system, now: () => clock.now() }).connect();
+    const client = await new NopConnector({ system, clock }).connect();
     const mr = nop({
       fields: { size: 1 },
       connectionDetails: [{ name: 'user', value: 'admin' }],
