@@ -8,6 +8,11 @@ export interface EngineParts {
   informers: Lifecycle & { watched(): string[] };
   /** The event recorder: its pending writes are flushed once the controllers stopped. */
   events: { flush(): Promise<void> };
+  /**
+   * With --package-runtime=Deployment, on shard 0: the Function package controller, which runs the functions'
+   * Deployments and issues the certificates the function caller uses; before it.
+   */
+  packages?: Lifecycle;
   /** The function caller: client certificate, Function caches, gRPC channels. */
   functions: Lifecycle;
   /** The built-in nop provider (--enable-nop-provider); before the composite controllers, which may compose it. */
@@ -48,6 +53,7 @@ export class Engine implements Runnable {
     this.parts = [
       options.informers,
       flush,
+      ...(options.packages ? [options.packages] : []),
       options.functions,
       ...(options.nop ? [options.nop] : []),
       ...(options.revisions ? [options.revisions] : []),

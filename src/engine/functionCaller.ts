@@ -1,8 +1,10 @@
-import type { ChannelCredentials } from '@grpc/grpc-js';
+import { credentials, type ChannelCredentials } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import {
   builtinFunctions,
+  ENDPOINT_ANNOTATION,
   FunctionCallError,
+  PACKAGE_LABEL,
   GrpcFunctionRunner,
   insecureCredentials,
   lookupEndpointResolver,
@@ -17,10 +19,14 @@ import {
 import { KindNotServedError } from '../kube/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
 import type { Metrics } from '../metrics/index.js';
+import type { TlsBundle } from '../packages/index.js';
 import type { InformerLease, InformerRegistry } from '../watch/index.js';
 import type { EngineConfig } from './config.js';
 
-/** Where Crossplane runs functions; the last resort of endpoint resolution (dns:///<fn>.<namespace>:9443). */
+/**
+ * Where Crossplane runs functions; with --package-runtime=External the last resort of endpoint resolution
+ * (dns:///<fn>.<namespace>:9443). With Deployment, compositor's own namespace takes its place.
+ */
 const FUNCTION_NAMESPACE = 'crossplane-system';
 const FUNCTION = { apiVersion: 'pkg.crossplane.io/v1', kind: 'Function' };
 const FUNCTION_REVISION = { apiVersion: 'pkg.crossplane.io/v1', kind: 'FunctionRevision' };
@@ -33,6 +39,8 @@ export type FunctionCallerConfig = Pick<
   | 'builtinFunctions'
   | 'enableFunctionResponseCache'
   | 'xfnCacheMaxTtlMs'
+  | 'packageRuntime'
+  | 'leaderElectionNamespace'
 >;
 
 export interface FunctionCallerOptions {
@@ -40,6 +48,15 @@ export interface FunctionCallerOptions {
   config: FunctionCallerConfig;
   metrics: Metrics;
   log: Logger;
+  /** With --package-runtime=Deployment: the package controller's client certificate and the CA it trusts. */
+  packageTls?: () => Promise<TlsBundle>;
+  /** Test only: dial these addresses for these endpoints (GrpcRunnerDeps.dialOverrides, docs/testing.md). */
+  dialOverrides?: Readonly<Record<string, string>>;
+}
+
+/** A Function something other than compositor runs: one with an explicit endpoint, or every one when External. */
+export function runsExternally(fn: FunctionObject, packageRuntime: FunctionCallerConfig['packageRuntime']): boolean {
+  return packageRuntime === 'External' || (fn.metadata.annotations?.[ENDPOINT_ANNOTATION] ?? '') !== '';
 }
 
 /**
@@ -59,20 +76,24 @@ export class FunctionCaller implements Lifecycle {
   private functionRevisionLease: InformerLease | undefined;
   private grpc: GrpcFunctionRunner | undefined;
   private credentials: ChannelCredentials | Error | undefined;
+  /** Credentials for the functions compositor runs: its client certificate, trusting its own CA. */
+  private packageCredentials: ChannelCredentials | Error | undefined;
 
   constructor(private readonly options: FunctionCallerOptions) {}
 
-  /** Loads the client certificate (a missing one is a warning: built-ins still run) and syncs the Function caches. */
+  /** Loads the client certificates (a missing one is a warning: built-ins still run) and syncs the Function caches. */
   async start(): Promise<void> {
     const { config, log, informers } = this.options;
-    this.credentials = config.functionInsecure
-      ? insecureCredentials()
-      : await mtlsCredentials(config.functionTlsDir).catch((err: unknown) => err as Error);
+    await this.loadCredentials();
     if (this.credentials instanceof Error) {
+      const which = config.packageRuntime === 'External' ? 'functions that are not built in' : 'annotated Functions';
       log.warn(
         { error: this.credentials.message },
-        'no function client certificate: functions that are not built in cannot be called (use --function-insecure for plaintext)',
+        `no function client certificate in --function-tls-dir: ${which} cannot be called (use --function-insecure for plaintext)`,
       );
+    }
+    if (this.packageCredentials instanceof Error) {
+      log.warn({ error: this.packageCredentials.message }, 'no client certificate for the functions compositor runs');
     }
     this.functionLease = await informers.acquire(FUNCTION.apiVersion, FUNCTION.kind);
     this.functionRevisionLease = await informers
@@ -117,32 +138,88 @@ export class FunctionCaller implements Lifecycle {
     return withResponseCache(new MeasuredRunner(router, metrics.functionRun), { enabled, maxTtlMs });
   }
 
+  private async loadCredentials(): Promise<void> {
+    const { config, packageTls } = this.options;
+    this.credentials = config.functionInsecure
+      ? insecureCredentials()
+      : await mtlsCredentials(config.functionTlsDir).catch((err: unknown) => err as Error);
+    if (config.packageRuntime !== 'Deployment' || packageTls === undefined) return;
+    this.packageCredentials = await packageTls().then(
+      (tls) => credentials.createSsl(Buffer.from(tls.ca), Buffer.from(tls.key), Buffer.from(tls.cert)),
+      (err: unknown) => new Error('cannot load the package client certificate', { cause: err }),
+    );
+  }
+
   private getFunction(name: string): Promise<FunctionObject | undefined> {
     return Promise.resolve(this.functionLease?.informer.store.get(name) as FunctionObject | undefined);
   }
 
-  private runRemote: FunctionRunner['run'] = (call) => {
-    if (!this.credentials || this.credentials instanceof Error) {
-      const why = this.credentials?.message ?? 'not started';
-      return Promise.reject(
-        new FunctionCallError(
-          call.functionName,
-          call.step,
-          `${why}; mount the client certificate or use --function-insecure`,
-        ),
-      );
+  private revisions(): FunctionRevisionObject[] {
+    return this.functionRevisionLease?.informer.store.list() ?? [];
+  }
+
+  private runRemote: FunctionRunner['run'] = async (call) => {
+    const fn = await this.getFunction(call.functionName);
+    const external = fn === undefined || runsExternally(fn, this.options.config.packageRuntime);
+    if (!external) this.checkServed(fn, call.step);
+    const creds = external ? this.credentials : this.packageCredentials;
+    if (!creds || creds instanceof Error) {
+      const why = creds === undefined ? 'not started' : creds.message;
+      const fix = external ? 'mount the client certificate or use --function-insecure' : 'see the log';
+      throw new FunctionCallError(call.functionName, call.step, `${why}; ${fix}`);
     }
+    return this.grpcRunner().run(call);
+  };
+
+  /**
+   * A function compositor runs is called only once a runtime of it is healthy; until then the call fails with the
+   * Function's Healthy condition, so the XR's Synced condition names the Function and why it cannot run.
+   */
+  private checkServed(fn: FunctionObject, step: string | undefined): void {
+    const name = fn.metadata.name;
+    const serving = this.revisions().some(
+      (r) =>
+        r.metadata.labels?.[PACKAGE_LABEL] === name &&
+        r.spec?.desiredState === 'Active' &&
+        r.status?.conditions?.some((c) => c.type === 'RuntimeHealthy' && c.status === 'True') === true,
+    );
+    if (serving) return;
+    const healthy = (fn as PackagedFunction).status?.conditions?.find((c) => c.type === 'Healthy');
+    const detail =
+      healthy === undefined
+        ? 'compositor has not installed it yet'
+        : `Healthy is ${healthy.status} (${healthy.reason ?? 'no reason'})${healthy.message ? `: ${healthy.message}` : ''}`;
+    throw new FunctionCallError(name, step, `Function "${name}" has no healthy runtime: ${detail}`);
+  }
+
+  /** Channels open on the first remote call, so an engine that runs only built-ins never dials anything. */
+  private grpcRunner(): GrpcFunctionRunner {
+    const { config, dialOverrides } = this.options;
     const lookup = {
       getFunction: (name: string): Promise<FunctionObject | undefined> => this.getFunction(name),
-      listRevisions: (): Promise<readonly FunctionRevisionObject[]> =>
-        Promise.resolve((this.functionRevisionLease?.informer.store.list() ?? []) as FunctionRevisionObject[]),
+      listRevisions: (): Promise<readonly FunctionRevisionObject[]> => Promise.resolve(this.revisions()),
     };
-    // Channels open on the first remote call, so an engine that runs only built-ins never dials anything.
+    const namespace = config.packageRuntime === 'Deployment' ? config.leaderElectionNamespace : FUNCTION_NAMESPACE;
     this.grpc ??= new GrpcFunctionRunner({
-      resolveEndpoint: lookupEndpointResolver(lookup, FUNCTION_NAMESPACE),
-      credentials: this.credentials,
-      timeoutMs: this.options.config.functionTimeoutMs,
+      resolveEndpoint: lookupEndpointResolver(lookup, namespace),
+      credentials: (name) => this.credentialsOf(name),
+      timeoutMs: config.functionTimeoutMs,
+      dialOverrides,
     });
-    return this.grpc.run(call);
-  };
+    return this.grpc;
+  }
+
+  /** The credentials runRemote checked: compositor's own for the functions it runs, --function-tls-dir's otherwise. */
+  private credentialsOf(name: string): ChannelCredentials {
+    const fn = this.functionLease?.informer.store.get(name) as FunctionObject | undefined;
+    const external = fn === undefined || runsExternally(fn, this.options.config.packageRuntime);
+    const creds = external ? this.credentials : this.packageCredentials;
+    if (creds === undefined || creds instanceof Error) throw creds ?? new Error('not started');
+    return creds;
+  }
+}
+
+/** A Function as the package controller writes its status. */
+interface PackagedFunction extends FunctionObject {
+  status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] };
 }

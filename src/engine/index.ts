@@ -3,5 +3,10 @@
 // the flags and calls createEngine; nothing below this folder reads a flag or knows how the graph is wired.
 export type { EngineConfig } from './config.js';
 export { Engine, type EngineParts } from './engine.js';
-export { FunctionCaller, type FunctionCallerConfig, type FunctionCallerOptions } from './functionCaller.js';
+export {
+  FunctionCaller,
+  runsExternally,
+  type FunctionCallerConfig,
+  type FunctionCallerOptions,
+} from './functionCaller.js';
 export { createEngine, managedSettings, type EngineOptions } from './wiring.js';

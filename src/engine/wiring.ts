@@ -8,20 +8,26 @@ import {
   type ClaimFactoryInput,
   type CompositeFactoryInput,
 } from '../definition/index.js';
-import type { FunctionRunner } from '../functions/index.js';
+import { builtinFunctions, builtinNameOf, type FunctionRunner } from '../functions/index.js';
 import { Discovery, EventRecorder, type KubeClient } from '../kube/index.js';
 import { NopProvider, type ManagedControllerSettings } from '../managed/index.js';
 import type { Metrics } from '../metrics/index.js';
+import { FunctionPackageController } from '../packages/index.js';
 import { InformerRegistry, shardFilter } from '../watch/index.js';
 import type { EngineConfig } from './config.js';
 import { Engine } from './engine.js';
-import { FunctionCaller } from './functionCaller.js';
+import { FunctionCaller, runsExternally } from './functionCaller.js';
 
 export interface EngineOptions {
   client: KubeClient;
   config: EngineConfig;
   metrics: Metrics;
   log: Logger;
+  /**
+   * Test only: gRPC addresses dialled for function endpoints, e.g. a Service's `dns:///<fn>.<ns>:9443` mapped to a
+   * loopback port, while TLS still verifies the Service's name (docs/testing.md#function-packages). Not a flag.
+   */
+  functionDialOverrides?: Readonly<Record<string, string>>;
 }
 
 /** What every controller of one engine shares: the client, the caches, the events, the metrics and the log. */
@@ -47,12 +53,22 @@ export function createEngine(options: EngineOptions): Engine {
     metrics: metrics.engine,
   });
   const shared: Shared = { ...options, discovery, informers, events: new EventRecorder({ client, logger: log }) };
-  const functions = new FunctionCaller({ informers, config, metrics, log });
   // Sharded (docs/scaling.md), shard 0 also does the cluster-wide work, which must not be done twice.
   const clusterWide = config.shardIndex === 0;
+  // The other shards only read the certificates shard 0's package controller keeps: they never start it.
+  const packages = config.packageRuntime === 'Deployment' ? packageController(shared) : undefined;
+  const functions = new FunctionCaller({
+    informers,
+    config,
+    metrics,
+    log,
+    packageTls: packages && (() => packages.clientTls()),
+    dialOverrides: options.functionDialOverrides,
+  });
   return new Engine({
     informers,
     events: shared.events,
+    packages: clusterWide ? packages : undefined,
     functions,
     nop: config.enableNopProvider ? nopProvider(shared) : undefined,
     revisions: clusterWide ? revisionController(shared) : undefined,
@@ -73,6 +89,24 @@ export function managedSettings(config: EngineConfig): ManagedControllerSettings
     maxReconcileRate: config.maxReconcileRate,
     workers: config.maxConcurrentReconciles,
   };
+}
+
+/**
+ * The Function package controller (--package-runtime=Deployment) in compositor's namespace, the one of its leader
+ * election Lease (the chart sets the release namespace). Built-in functions get no Deployment; a Function with an
+ * explicit endpoint is left to whatever serves it there.
+ */
+function packageController(shared: Shared): FunctionPackageController {
+  const { client, informers, log, config } = shared;
+  const builtins = new Set(builtinFunctions().keys());
+  return new FunctionPackageController({
+    client,
+    namespace: config.leaderElectionNamespace,
+    logger: log,
+    informers,
+    isBuiltin: (fn) => config.builtinFunctions && builtinNameOf(fn.spec?.package ?? '', builtins) !== undefined,
+    isExternal: (fn) => runsExternally(fn, config.packageRuntime),
+  });
 }
 
 function revisionController(shared: Shared): CompositionRevisionController {

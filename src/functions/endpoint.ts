@@ -15,7 +15,7 @@ export interface FunctionObject {
 export interface FunctionRevisionObject {
   metadata: { name?: string; labels?: Record<string, string> };
   spec?: { desiredState?: string };
-  status?: { endpoint?: string };
+  status?: { endpoint?: string; conditions?: { type: string; status: string }[] };
 }
 
 /**

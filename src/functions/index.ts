@@ -19,7 +19,7 @@ export {
 } from './endpoint.js';
 export { insecureCredentials, mtlsCredentials } from './credentials.js';
 export type { FunctionCall, FunctionRunner } from './runner.js';
-export { GrpcFunctionRunner, type GrpcRunnerDeps } from './grpcRunner.js';
+export { GrpcFunctionRunner, targetHost, type GrpcRunnerDeps } from './grpcRunner.js';
 export {
   EMPTY_FETCHER,
   MAX_REQUIREMENTS_ITERATIONS,

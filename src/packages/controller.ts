@@ -61,7 +61,7 @@ export class FunctionPackageController implements Lifecycle {
   private running: Promise<void> | undefined;
   private readonly abort = new AbortController();
   private client: TlsBundle | undefined;
-  private lease: InformerLease<FunctionPackage> | undefined;
+  private lease: InformerLease | undefined;
   private subscription: Subscription | undefined;
   /** A pass was asked for while one ran: run another once it ends. */
   private again = false;
@@ -83,7 +83,7 @@ export class FunctionPackageController implements Lifecycle {
       signal,
     );
     if (this.options.informers) {
-      this.lease = await this.options.informers.acquire<FunctionPackage>(FUNCTION.apiVersion, FUNCTION.kind);
+      this.lease = await this.options.informers.acquire(FUNCTION.apiVersion, FUNCTION.kind);
       await this.lease.informer.waitForSync();
     }
     this.running = this.pass();
@@ -183,17 +183,7 @@ export class FunctionPackageController implements Lifecycle {
    * Resolves true when nothing is left to wait for: its runtime is healthy, or compositor does not run it.
    */
   async reconcile(fn: FunctionPackage, signal: AbortSignal): Promise<boolean> {
-    if (fn.metadata.deletionTimestamp !== undefined) return true;
-    if (this.options.isExternal?.(fn) === true) return true;
-    if (this.options.isBuiltin?.(fn) === true) {
-      await this.writeFunctionStatus(
-        fn,
-        [installed(true, BUILTIN_MESSAGE), health('Healthy', true, BUILTIN_MESSAGE)],
-        {},
-        signal,
-      );
-      return true;
-    }
+    if (await this.runsNoRuntime(fn, signal)) return true;
     const pkg = fn.spec?.package ?? '';
     const revisions = await this.listRevisions(fn.metadata.name, signal);
     const current = await this.ensureRevision(fn, pkg, revisions, signal);
@@ -218,6 +208,18 @@ export class FunctionPackageController implements Lifecycle {
       signal,
     );
     return healthy.status === 'True' && others.every((r) => r.spec.desiredState !== 'Active');
+  }
+
+  /**
+   * True for a Function compositor runs no runtime for: one being deleted (its revisions go with it), one something
+   * else runs (left alone), a built-in (marked Installed and Healthy, served in-process).
+   */
+  private async runsNoRuntime(fn: FunctionPackage, signal: AbortSignal): Promise<boolean> {
+    if (fn.metadata.deletionTimestamp !== undefined || this.options.isExternal?.(fn) === true) return true;
+    if (this.options.isBuiltin?.(fn) !== true) return false;
+    const conditions = [installed(true, BUILTIN_MESSAGE), health('Healthy', true, BUILTIN_MESSAGE)];
+    await this.writeFunctionStatus(fn, conditions, {}, signal);
+    return true;
   }
 
   /** An older runtime serves until the current revision is active and healthy; then it is retired. */

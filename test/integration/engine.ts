@@ -20,7 +20,10 @@ export interface RunningEngine {
   reconciles(controller: string): Promise<number>;
 }
 
-export async function startEngine(overrides: Partial<StartConfig> = {}): Promise<RunningEngine> {
+export async function startEngine(
+  overrides: Partial<StartConfig> = {},
+  wiring: { functionDialOverrides?: Readonly<Record<string, string>> } = {},
+): Promise<RunningEngine> {
   const plane = controlPlane();
   const defaults = flagDefaults();
   const config = {
@@ -36,7 +39,8 @@ export async function startEngine(overrides: Partial<StartConfig> = {}): Promise
     metrics.restClientRequests.inc({ method, code });
   });
   await ensureCrds(client, await loadCrds(), { timeoutMs: 30_000 });
-  const engine = createEngine({ client, config, metrics, log: pino({ level: process.env.ENGINE_LOG ?? 'silent' }) });
+  const log = pino({ level: process.env.ENGINE_LOG ?? 'silent' });
+  const engine = createEngine({ client, config, metrics, log, ...wiring });
   await engine.start(new AbortController().signal);
   const sum = async (
     name: string,
