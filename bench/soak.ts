@@ -1,0 +1,224 @@
+// Soak: for a set duration, XRs are created, updated and deleted at a steady rate while a random fault of the faults
+// benchmark (bench/harness/faults.ts) is injected every few minutes. After each fault the workload pauses at a
+// checkpoint: the time until every XR converged is that fault's recovery, then the namespace is audited (0 missing,
+// duplicated, orphaned, stale) and compositor's RSS and open file descriptors are sampled; their slopes over the run
+// are reported. Prints one JSON object.
+// Usage: npm run bench:soak -- [--duration 60m] [--fault-every 3m] [--ops-per-second 5] [--xrs 50] [--seed 1]
+//        [--faults name,name]
+import { parseArgs } from 'node:util';
+import { pathToFileURL } from 'node:url';
+import { createXrs, listAll, xrPath, type ScaleXr } from './harness/api.js';
+import { waitConverged, type Audit } from './harness/audit.js';
+import {
+  faultCatalogue,
+  PT_NAMESPACE,
+  setUpFaults,
+  tearDownFaults,
+  type Fault,
+  type FaultContext,
+} from './harness/faults.js';
+import { sum } from './harness/metrics.js';
+import { startPlane, type EtcdRestarter } from './harness/plane.js';
+import { createWorkload, type WorkloadCounts } from './harness/workload.js';
+import { round } from './harness/util.js';
+
+export interface SoakOptions {
+  durationMs: number;
+  faultEveryMs: number;
+  opsPerSecond: number;
+  /** XRs the workload keeps alive on average. */
+  xrs: number;
+  composed: number;
+  /** Fault names to draw from (all but etcd-restart when empty: after it the control plane refuses restarts). */
+  faults: readonly string[];
+  seed: number;
+  recoveryTimeoutMs: number;
+  logLevel?: string;
+}
+
+export interface Checkpoint {
+  atSeconds: number;
+  fault: string;
+  faultSeconds: number;
+  recoverySeconds: number | null;
+  audit: Audit;
+  clean: boolean;
+  rssMiB: number | null;
+  openFds: number | null;
+}
+
+export interface SoakResult {
+  benchmark: 'soak';
+  durationSeconds: number;
+  opsPerSecond: number;
+  operations: WorkloadCounts;
+  checkpoints: Checkpoint[];
+  final: Checkpoint;
+  rssSlopeMiBPerHour: number | null;
+  openFdsSlopePerHour: number | null;
+  targets: { everyCheckpointClean: boolean; allRecoveredWithin10s: boolean };
+  node: string;
+}
+
+/** A seeded generator (mulberry32), so a run's fault order can be replayed. */
+export function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Least-squares slope of `y` over `x`, null with fewer than two points. */
+export function slope(points: readonly { x: number; y: number }[]): number | null {
+  if (points.length < 2) return null;
+  const mx = points.reduce((a, p) => a + p.x, 0) / points.length;
+  const my = points.reduce((a, p) => a + p.y, 0) / points.length;
+  const den = points.reduce((a, p) => a + (p.x - mx) ** 2, 0);
+  if (den === 0) return null;
+  return points.reduce((a, p) => a + (p.x - mx) * (p.y - my), 0) / den;
+}
+
+function clean(audit: Audit): boolean {
+  return (
+    audit.ready === audit.xrs &&
+    audit.missing === 0 &&
+    audit.duplicated === 0 &&
+    audit.orphaned === 0 &&
+    audit.stale === 0
+  );
+}
+
+async function sample(ctx: FaultContext): Promise<{ rssMiB: number | null; openFds: number | null }> {
+  const samples = await ctx.controller.metrics().catch(() => undefined);
+  if (!samples) return { rssMiB: null, openFds: null };
+  return {
+    rssMiB: round(sum(samples, 'process_resident_memory_bytes') / 2 ** 20, 1),
+    openFds: sum(samples, 'process_open_fds'),
+  };
+}
+
+/** Injects one fault on a small fresh batch (as the faults benchmark does), then waits for the namespace. */
+async function checkpoint(ctx: FaultContext, fault: Fault, started: number, options: SoakOptions): Promise<Checkpoint> {
+  const batch = Array.from({ length: 5 }, (_, i) => `soak-${fault.name}-${Date.now().toString(36)}-${i}`);
+  const api = fault.viaProbe === true ? ctx.probe : ctx.pt;
+  if (!api.viaProbe) await createXrs(ctx.client, { api, namespace: PT_NAMESPACE }, batch, { value: 'v1' });
+  const injected = Date.now();
+  await fault.inject(ctx, batch);
+  const ended = Date.now();
+  if (fault.name === 'watch-cut-blackhole') ctx.proxy.release();
+  return settle(ctx, { fault: fault.name, faultSeconds: round((ended - injected) / 1000, 2), ended, started }, options);
+}
+
+/** Waits until every XR of the namespace converged, and audits it. */
+async function settle(
+  ctx: FaultContext,
+  at: { fault: string; faultSeconds: number; ended: number; started: number },
+  options: SoakOptions,
+): Promise<Checkpoint> {
+  // The API server is the record of which XRs exist: an operation cut by a fault may or may not have happened.
+  const xrs = await listAll<ScaleXr>(ctx.client, xrPath(ctx.pt, PT_NAMESPACE)).catch(() => []);
+  const result = await waitConverged(
+    ctx.client,
+    { api: ctx.pt, namespace: PT_NAMESPACE, xrs: xrs.length },
+    { timeoutMs: options.recoveryTimeoutMs, intervalMs: 250 },
+  );
+  return {
+    atSeconds: round((Date.now() - at.started) / 1000, 1),
+    fault: at.fault,
+    faultSeconds: at.faultSeconds,
+    recoverySeconds: result.converged ? round((result.at - at.ended) / 1000, 2) : null,
+    audit: result.audit,
+    clean: result.converged && clean(result.audit),
+    ...(await sample(ctx)),
+  };
+}
+
+export async function runSoak(options: SoakOptions): Promise<SoakResult> {
+  const random = seeded(options.seed);
+  const catalogue = faultCatalogue().filter((f) =>
+    options.faults.length === 0 ? f.name !== 'etcd-restart' : options.faults.includes(f.name),
+  );
+  const plane = await startPlane();
+  const etcd: EtcdRestarter[] = [];
+  try {
+    const ctx = await setUpFaults(plane, { composed: options.composed, logLevel: options.logLevel });
+    etcd.push(ctx.etcd);
+    try {
+      const started = Date.now();
+      const workload = createWorkload(ctx.client, { api: ctx.pt, namespace: PT_NAMESPACE }, { ...options, random });
+      const checkpoints: Checkpoint[] = [];
+      while (Date.now() - started < options.durationMs) {
+        await workload.runFor(Math.min(options.faultEveryMs, options.durationMs - (Date.now() - started)));
+        if (Date.now() - started >= options.durationMs) break;
+        const fault = catalogue[Math.floor(random() * catalogue.length)];
+        if (fault) checkpoints.push(await checkpoint(ctx, fault, started, options));
+      }
+      const final = await settle(ctx, { fault: 'none', faultSeconds: 0, ended: Date.now(), started }, options);
+      const points = [...checkpoints, final];
+      const perHour = (key: 'rssMiB' | 'openFds'): number | null => {
+        const s = slope(points.flatMap((c) => (c[key] === null ? [] : [{ x: c.atSeconds / 3600, y: c[key] }])));
+        return s === null ? null : round(s, 2);
+      };
+      return {
+        benchmark: 'soak',
+        durationSeconds: round((Date.now() - started) / 1000, 1),
+        opsPerSecond: options.opsPerSecond,
+        operations: workload.counts,
+        checkpoints,
+        final,
+        rssSlopeMiBPerHour: perHour('rssMiB'),
+        openFdsSlopePerHour: perHour('openFds'),
+        targets: {
+          everyCheckpointClean: points.every((c) => c.clean),
+          allRecoveredWithin10s: checkpoints.every((c) => c.recoverySeconds !== null && c.recoverySeconds < 10),
+        },
+        node: process.version,
+      };
+    } finally {
+      await tearDownFaults(ctx);
+    }
+  } finally {
+    await plane.stop();
+    for (const e of etcd) await e.stop();
+  }
+}
+
+/** "90s", "10m", "1h" or plain seconds, in ms. */
+export function durationMs(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
+  if (!match?.[1]) throw new Error(`cannot parse duration "${text}"`);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] ?? 's'] ?? 1000;
+  return Number(match[1]) * unit;
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const { values } = parseArgs({
+    options: {
+      duration: { type: 'string', default: '60m' },
+      'fault-every': { type: 'string', default: '3m' },
+      'ops-per-second': { type: 'string', default: '5' },
+      xrs: { type: 'string', default: '50' },
+      composed: { type: 'string', default: '3' },
+      faults: { type: 'string', default: '' },
+      seed: { type: 'string', default: '1' },
+      'recovery-timeout': { type: 'string', default: '120s' },
+      'log-level': { type: 'string', default: 'warn' },
+    },
+  });
+  const result = await runSoak({
+    durationMs: durationMs(values.duration),
+    faultEveryMs: durationMs(values['fault-every']),
+    opsPerSecond: Number(values['ops-per-second']),
+    xrs: Number(values.xrs),
+    composed: Number(values.composed),
+    faults: values.faults === '' ? [] : values.faults.split(','),
+    seed: Number(values.seed),
+    recoveryTimeoutMs: durationMs(values['recovery-timeout']),
+    logLevel: values['log-level'],
+  });
+  process.stdout.write(JSON.stringify(result) + '\n');
+}
