@@ -27,6 +27,8 @@ export interface RecordedRequest {
 }
 
 type Json = Record<string, unknown>;
+/** What a request answered by `answer` returns. */
+export type Responder = (request: RecordedRequest) => unknown;
 type Stored = KubeObject & { metadata: KubeObject['metadata'] & Json };
 
 /** Kinds every test needs: Secrets (connection details), ConfigMaps (composed resources). */
@@ -39,8 +41,14 @@ const APPLY = 'application/apply-patch+yaml';
 const JSON_PATCH = 'application/json-patch+json';
 const MERGE_PATCH = 'application/merge-patch+json';
 
+/** A change to a stored object, as a watch would deliver it. */
+export type Change = { type: 'add' | 'update' | 'delete'; object: KubeObject };
+
 export class FakeApiServer {
   readonly requests: RecordedRequest[] = [];
+  private readonly watchers: ((change: Change) => void)[] = [];
+  private readonly responders: { match: (request: RecordedRequest) => boolean; respond: Responder }[] = [];
+  private readonly controllers: { kind: string; act: (object: Json) => void }[] = [];
   private readonly objects = new Map<string, Stored>();
   private readonly failures: { match: (request: RecordedRequest) => boolean; error: unknown }[] = [];
   private version = 100;
@@ -83,6 +91,27 @@ export class FakeApiServer {
       .map((o) => structuredClone(o) as unknown as T);
   }
 
+  /**
+   * Calls `watcher` with every change to a stored object, before the request that made it returns (as the API
+   * server often delivers a write's watch event before its response).
+   */
+  watch(watcher: (change: Change) => void): void {
+    this.watchers.push(watcher);
+  }
+
+  /** Answers every request `match` accepts with what `respond` returns instead (a SelfSubjectAccessReview, say). */
+  answer(match: (request: RecordedRequest) => boolean, respond: Responder): void {
+    this.responders.push({ match, respond });
+  }
+
+  /**
+   * Lets `act` change every object of `kind` the server stores, before the write that stored it returns, as the API
+   * server's own controllers would (a CRD becomes Established).
+   */
+  control(kind: string, act: (object: Json) => void): void {
+    this.controllers.push({ kind, act });
+  }
+
   /** The requests that change something (all but GET). */
   writes(): RecordedRequest[] {
     return this.requests.filter((r) => r.method !== 'GET');
@@ -94,16 +123,15 @@ export class FakeApiServer {
   }
 
   private request(method: Verb, path: string, options: RequestOptions): unknown {
-    const request: RecordedRequest = { method, path };
-    if (options.query !== undefined) request.query = options.query;
-    if (options.contentType !== undefined) request.contentType = options.contentType;
-    if (options.body !== undefined) request.body = structuredClone(options.body);
+    const request = recorded(method, path, options);
     this.requests.push(request);
     const failure = this.failures.findIndex((f) => f.match(request));
     if (failure >= 0) {
       const [injected] = this.failures.splice(failure, 1);
       throw injected?.error;
     }
+    const responder = this.responders.find((r) => r.match(request));
+    if (responder) return responder.respond(request);
     const discovery = this.discoveryDocument(path);
     if (discovery !== undefined) return discovery;
     const { object, subresource } = splitSubresource(path);
@@ -132,11 +160,26 @@ export class FakeApiServer {
   private read(path: string): unknown {
     const stored = this.objects.get(path);
     if (stored) return structuredClone(stored);
-    const items = [...this.objects.entries()].filter(
-      ([p]) => p.startsWith(`${path}/`) && !p.slice(path.length + 1).includes('/'),
+    const collection = this.collectionOf(path);
+    if (collection === undefined) throw apiError(404, `${path} not found`);
+    const items = [...this.objects.values()].filter(
+      (o) =>
+        o.apiVersion === collection.kind.apiVersion &&
+        o.kind === collection.kind.kind &&
+        (collection.namespace === undefined || o.metadata.namespace === collection.namespace),
     );
-    if (this.isCollection(path)) return { items: items.map(([, o]) => structuredClone(o)) };
-    throw apiError(404, `${path} not found`);
+    return { items: items.map((o) => structuredClone(o)) };
+  }
+
+  /** The kind (and namespace) of a collection path, across namespaces or in one; undefined for any other path. */
+  private collectionOf(path: string): { kind: FakeKind; namespace: string | undefined } | undefined {
+    for (const kind of this.kinds) {
+      const prefix = gvPath(kind.apiVersion);
+      if (path === `${prefix}/${kind.plural}`) return { kind, namespace: undefined };
+      const inNamespace = new RegExp(`^${prefix}/namespaces/([^/]+)/${kind.plural}$`).exec(path);
+      if (inNamespace) return { kind, namespace: inNamespace[1] };
+    }
+    return undefined;
   }
 
   private create(collection: string, body: Stored): unknown {
@@ -144,6 +187,7 @@ export class FakeApiServer {
     if (this.objects.has(path)) throw apiError(409, `${path} already exists`, 'AlreadyExists');
     const stored = this.created(structuredClone(body));
     this.objects.set(path, stored);
+    this.emit('add', stored);
     return structuredClone(stored);
   }
 
@@ -169,6 +213,7 @@ export class FakeApiServer {
       return this.store(path, current, next);
     }
     this.objects.delete(path);
+    this.emit('delete', current);
     return { kind: 'Status', status: 'Success' };
   }
 
@@ -180,6 +225,7 @@ export class FakeApiServer {
         if (subresource !== undefined) throw apiError(404, `${path} not found`);
         const created = this.created(body as Stored);
         this.objects.set(path, created);
+        this.emit('add', created);
         return structuredClone(created);
       }
       const next = structuredClone(current);
@@ -207,10 +253,17 @@ export class FakeApiServer {
     const finalizers = next.metadata.finalizers as string[] | undefined;
     if (next.metadata.deletionTimestamp !== undefined && (finalizers ?? []).length === 0) {
       this.objects.delete(path);
+      this.emit('delete', next);
       return structuredClone(next);
     }
     this.objects.set(path, next);
+    this.emit('update', next);
     return structuredClone(next);
+  }
+
+  private emit(type: Change['type'], object: Stored): void {
+    if (type !== 'delete') for (const { kind, act } of this.controllers) if (object.kind === kind) act(object);
+    for (const watcher of this.watchers) watcher({ type, object: structuredClone(object) });
   }
 
   private created(object: Stored): Stored {
@@ -218,10 +271,6 @@ export class FakeApiServer {
     object.metadata.resourceVersion ??= String(++this.version);
     object.metadata.generation ??= 1;
     return object;
-  }
-
-  private isCollection(path: string): boolean {
-    return this.kinds.some((k) => path.startsWith(gvPath(k.apiVersion)) && path.endsWith(`/${k.plural}`));
   }
 
   private pathOf(object: { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }): string {
@@ -238,6 +287,14 @@ export function apiError(status: number, message: string, reason = REASONS[statu
 }
 
 const REASONS: Record<number, string> = { 404: 'NotFound', 409: 'Conflict', 422: 'Invalid', 500: 'InternalError' };
+
+function recorded(method: Verb, path: string, options: RequestOptions): RecordedRequest {
+  const request: RecordedRequest = { method, path };
+  if (options.query !== undefined) request.query = options.query;
+  if (options.contentType !== undefined) request.contentType = options.contentType;
+  if (options.body !== undefined) request.body = structuredClone(options.body);
+  return request;
+}
 
 function gvPath(apiVersion: string): string {
   return apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;

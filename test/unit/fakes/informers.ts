@@ -89,6 +89,18 @@ export class FakeInformers {
     return informer as unknown as FakeInformer<T>;
   }
 
+  /** Delivers every change `server` makes to the informer of the object's kind, as the watches would. */
+  follow(server: {
+    watch(watcher: (change: { type: 'add' | 'update' | 'delete'; object: KubeObject }) => void): void;
+  }): void {
+    server.watch(({ type, object }) => {
+      const informer = this.informer(object.apiVersion, object.kind);
+      if (type === 'add') informer.add(object);
+      else if (type === 'update') informer.update(object);
+      else informer.delete(object);
+    });
+  }
+
   /** How many leases of a kind are held now. */
   held(apiVersion: string, kind: string): number {
     const gvk = `${apiVersion}/${kind}`;
