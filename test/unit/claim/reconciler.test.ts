@@ -10,7 +10,7 @@ import {
 import type { Xr, XrType } from '../../../src/controller/index.js';
 import { isConflict, RecordingEventSink } from '../../../src/kube/index.js';
 import { ObjectStore } from '../../../src/watch/index.js';
-import { apiError, CORE_KINDS, FakeApiServer } from '../fakes/index.js';
+import { apiError, CORE_KINDS, eventLines, FakeApiServer, rejection, requestLines } from '../fakes/index.js';
 
 const XR_TYPE: XrType = { apiVersion: 'example.org/v1', kind: 'XApp', namespaced: false, legacy: true };
 const CLAIM_PATH = '/apis/example.org/v1/namespaces/team-a/apps/my-app';
@@ -65,24 +65,12 @@ class ClaimWorld {
   }
 
   writes(): string[] {
-    return this.server.writes().map((r) => {
-      const manager = r.query?.fieldManager;
-      return `${r.method} ${r.path}${manager === undefined ? '' : ` [${String(manager)}]`}`;
-    });
+    return requestLines(this.server.writes());
   }
 
   eventLines(): string[] {
-    return this.events.events.map(({ input }) => `${input.type} ${input.reason}: ${input.message}`);
+    return eventLines(this.events);
   }
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a rejection');
 }
 
 describe('claim/ClaimReconciler', () => {

@@ -4,7 +4,7 @@ import { CompositeController, type CompositeControllerSettings } from '../../../
 import type { Xr } from '../../../src/controller/index.js';
 import { RecordingEventSink } from '../../../src/kube/index.js';
 import { createMetrics } from '../../../src/metrics/index.js';
-import { FakeApiServer, FakeInformers, FakeRunner } from '../fakes/index.js';
+import { FakeApiServer, FakeInformers, FakeRunner, until } from '../fakes/index.js';
 import { composition, desiring, KINDS, revision, XR_API_VERSION } from './world.js';
 
 const SETTINGS: CompositeControllerSettings = {
@@ -63,15 +63,6 @@ class ControllerWorld {
   stop(): Promise<void> {
     return this.controller.stop(AbortSignal.timeout(5_000));
   }
-}
-
-/** Lets the queue's workers and the watch events run until `done` holds; no timer is waited for. */
-async function until(done: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (done()) return;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  throw new Error(`timed out waiting until ${what}`);
 }
 
 function ready(xr: Xr | undefined): boolean {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { COMPOSITE_FINALIZER, MACHINERY_FIELD_OWNER, XR_FIELD_OWNER } from '../../../src/composite/index.js';
 import type { Condition, Xr } from '../../../src/controller/index.js';
 import { isConflict, type KubeObject } from '../../../src/kube/index.js';
-import { apiError } from '../fakes/index.js';
+import { apiError, rejection } from '../fakes/index.js';
 import { closedBreaker, desiring, KEY, NOW, revision, World } from './world.js';
 
 const XR_PATH = '/apis/example.org/v1/namespaces/default/xapps/app';
@@ -29,15 +29,6 @@ function composedPath(world: World, name: string): string {
     );
   if (!cm) throw new Error(`no composed resource "${name}"`);
   return `${CM_PATH}/${cm.metadata.name}`;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a rejection');
 }
 
 describe('composite/CompositeReconciler', () => {

@@ -12,7 +12,7 @@ import type { JsonObject, RunFunctionResponse } from '../../../src/functions/ind
 import { RecordingEventSink, type KubeObject } from '../../../src/kube/index.js';
 import type { ReconcileResult } from '../../../src/queue/index.js';
 import { ObjectStore } from '../../../src/watch/index.js';
-import { CORE_KINDS, FakeApiServer, FakeRunner, type FakeKind } from '../fakes/index.js';
+import { CORE_KINDS, eventLines, FakeApiServer, FakeRunner, requestLines, type FakeKind } from '../fakes/index.js';
 
 export const XR_API_VERSION = 'example.org/v1';
 export const XR_TYPE: XrType = { apiVersion: XR_API_VERSION, kind: 'XApp', namespaced: true, legacy: false };
@@ -168,15 +168,12 @@ export class World {
 
   /** The writes of the last reconcile, as "METHOD path [fieldManager]". */
   writes(): string[] {
-    return this.server.writes().map((r) => {
-      const manager = r.query?.fieldManager;
-      return `${r.method} ${r.path}${manager === undefined ? '' : ` [${String(manager)}]`}`;
-    });
+    return requestLines(this.server.writes());
   }
 
   /** The events of the last reconcile, as "Type Reason: message". */
   eventLines(): string[] {
-    return this.events.events.map(({ input }) => `${input.type} ${input.reason}: ${input.message}`);
+    return eventLines(this.events);
   }
 
   private composedCache(): ComposedCache {

@@ -9,7 +9,7 @@ import {
 } from '../../../src/definition/index.js';
 import { RecordingEventSink } from '../../../src/kube/index.js';
 import { createMetrics } from '../../../src/metrics/index.js';
-import { CORE_KINDS, FakeApiServer, FakeInformers } from '../fakes/index.js';
+import { CORE_KINDS, eventLines, FakeApiServer, FakeInformers, until } from '../fakes/index.js';
 
 const XRD_API = 'apiextensions.crossplane.io/v1';
 const XRD_PATH = '/apis/apiextensions.crossplane.io/v1/compositeresourcedefinitions/xapps.example.org';
@@ -122,16 +122,8 @@ class XrdWorld {
   }
 
   eventLines(): string[] {
-    return this.events.events.map(({ input }) => `${input.type} ${input.reason}: ${input.message}`);
+    return eventLines(this.events);
   }
-}
-
-async function until(done: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (done()) return;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  throw new Error(`timed out waiting until ${what}`);
 }
 
 describe('definition/DefinitionController', () => {

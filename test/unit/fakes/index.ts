@@ -2,3 +2,4 @@
 export { apiError, CORE_KINDS, FakeApiServer, type Change, type FakeKind, type RecordedRequest } from './apiServer.js';
 export { FakeInformer, FakeInformers } from './informers.js';
 export { FakeRunner } from './runner.js';
+export { eventLines, rejection, requestLines, until } from './helpers.js';
