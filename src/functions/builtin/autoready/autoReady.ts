@@ -1,11 +1,10 @@
-// The built-in function-auto-ready: marks observed desired composed resources READY_TRUE when they are healthy.
-// Order per resource (fn.go): CEL customisation (feature gate CELHealthcheckCustomizations), then the kind's
-// health check, else condition Ready=True. It never touches the XR, and never sets READY_FALSE except via CEL.
-import { parse as parseCel } from '@marcbachmann/cel-js';
-import { parseDuration } from '../../../apis/index.js';
+// The built-in function-auto-ready v0.7: marks observed desired composed resources READY_TRUE when they are healthy.
+// Three passes as fn.go: CEL customisations (feature gate CELHealthcheckCustomizations), then the kind's health
+// check, then condition Ready=True. It never touches the XR, and never sets READY_FALSE except via CEL.
 import type { JsonObject, Resource, RunFunctionRequest, RunFunctionResponse } from '../../types.js';
-import { getValue } from '../fieldpath.js';
+import { parseGoDuration } from '../goduration.js';
 import { DEFAULT_TTL_MS, fatal, responseTo, warning } from '../response.js';
+import { celHealthChecks, celReadiness, gvkKey } from './cel.js';
 import { healthCheckFor, readyConditionTrue } from './healthChecks.js';
 
 export const AUTO_READY = 'function-auto-ready';
@@ -19,74 +18,15 @@ export interface AutoReadyOptions {
 
 interface Input {
   ttl?: string;
-  celHealthCheckCustomization?: Record<string, string>;
+  celHealthCheckCustomization?: Record<string, unknown>;
   celHealthCheckCustomizationFrom?: string;
 }
 
-function str(v: unknown): string {
-  return typeof v === 'string' ? v : '';
-}
+type Undecided = [name: string, desired: Resource, observed: JsonObject];
 
-/** The key of a kind in a CEL customisation map: <group>_<version>_<kind>. */
-function gvkKey(object: JsonObject): string {
-  const apiVersion = str(object.apiVersion);
-  const slash = apiVersion.lastIndexOf('/');
-  const group = slash < 0 ? '' : apiVersion.slice(0, slash);
-  return `${group}_${apiVersion.slice(slash + 1)}_${str(object.kind)}`;
-}
-
-/** The CEL map: inline in the input, else read from the request context at a field path. */
-function celMap(input: Input, req: RunFunctionRequest): Record<string, unknown> {
-  if (input.celHealthCheckCustomization !== undefined) return input.celHealthCheckCustomization;
-  if (input.celHealthCheckCustomizationFrom === undefined) return {};
-  try {
-    const found: unknown = getValue(req.context ?? {}, input.celHealthCheckCustomizationFrom);
-    return found !== null && typeof found === 'object' ? (found as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}
-
-function celReady(expression: string, object: JsonObject): boolean {
-  const out: unknown = parseCel(expression)({ object });
-  if (typeof out !== 'boolean') throw new Error(`expression returned ${typeof out}, not a bool`);
-  return out;
-}
-
-/** READY_TRUE or READY_FALSE from a CEL customisation; undefined when none applies or it fails (warned). */
-function fromCel(
-  rsp: RunFunctionResponse,
-  name: string,
-  expression: unknown,
-  observed: JsonObject,
-): boolean | undefined {
-  if (typeof expression !== 'string') return undefined;
-  try {
-    return celReady(expression, observed);
-  } catch (err) {
-    warning(rsp, `cannot evaluate CEL health check for resource "${name}": ${(err as Error).message}`);
-    return undefined;
-  }
-}
-
-interface Assessment {
-  rsp: RunFunctionResponse;
-  cel: Record<string, unknown>;
-}
-
-function assess({ rsp, cel }: Assessment, name: string, desired: Resource, observed: JsonObject): void {
-  const byCel = fromCel(rsp, name, cel[gvkKey(observed)], observed);
-  if (byCel !== undefined) {
-    desired.ready = byCel ? 'READY_TRUE' : 'READY_FALSE';
-    return;
-  }
-  const check = healthCheckFor(observed) ?? readyConditionTrue;
-  if (check(observed)) desired.ready = 'READY_TRUE';
-}
-
-/** Desired composed resources that are observed and whose readiness no earlier step decided. */
-function undecided(req: RunFunctionRequest, rsp: RunFunctionResponse): [string, Resource, JsonObject][] {
-  const out: [string, Resource, JsonObject][] = [];
+/** Desired composed resources that are observed and whose readiness nothing decided yet (fn.go:100-110). */
+function undecided(req: RunFunctionRequest, rsp: RunFunctionResponse): Undecided[] {
+  const out: Undecided[] = [];
   for (const [name, desired] of Object.entries(rsp.desired?.resources ?? {})) {
     const observed = req.observed?.resources?.[name]?.resource;
     if (observed !== undefined && (desired.ready ?? 'READY_UNSPECIFIED') === 'READY_UNSPECIFIED') {
@@ -94,6 +34,36 @@ function undecided(req: RunFunctionRequest, rsp: RunFunctionResponse): [string, 
     }
   }
   return out;
+}
+
+/** The first pass: a CEL customisation for the kind decides, unless it fails (a warning) or is not boolean. */
+function celPass(req: RunFunctionRequest, rsp: RunFunctionResponse, input: Input): void {
+  const checks = celHealthChecks(input, req.context ?? {});
+  for (const [, desired, observed] of undecided(req, rsp)) {
+    const expression = checks.get(gvkKey(observed));
+    if (expression === undefined) continue;
+    try {
+      const ready = celReadiness(expression, observed);
+      if (ready !== 'READY_UNSPECIFIED') desired.ready = ready;
+    } catch (err) {
+      // fn.go:124 response.Warning(rsp, err): the error text alone, without the resource's name.
+      warning(rsp, (err as Error).message);
+    }
+  }
+}
+
+/**
+ * The SDK's GetDesiredComposedResources + SetDesiredComposedResources round trip (fn.go:75, fn.go:182): the
+ * desired state always exists afterwards, and each desired resource keeps only its resource and readiness.
+ */
+function roundTripDesired(rsp: RunFunctionResponse): void {
+  const desired = (rsp.desired ??= {});
+  const resources = (desired.resources ??= {});
+  for (const [name, r] of Object.entries(resources)) {
+    const kept: Resource = { resource: r.resource ?? {} };
+    if (r.ready !== undefined) kept.ready = r.ready;
+    resources[name] = kept;
+  }
 }
 
 /**
@@ -104,15 +74,23 @@ function undecided(req: RunFunctionRequest, rsp: RunFunctionResponse): [string, 
 export function autoReady(options: AutoReadyOptions = {}): (req: RunFunctionRequest) => RunFunctionResponse {
   return (req) => {
     const input = (req.input ?? {}) as Input;
-    let ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
-    try {
-      if (input.ttl !== undefined) ttlMs = parseDuration(input.ttl);
-    } catch (err) {
-      return fatal(responseTo(req, ttlMs), `cannot parse ttl: ${(err as Error).message}`);
+    const rsp = responseTo(req, options.ttlMs ?? DEFAULT_TTL_MS);
+    if (typeof input.ttl === 'string' && input.ttl !== '') {
+      try {
+        rsp.meta = { ...rsp.meta, ttlMs: Number(parseGoDuration(input.ttl) / 1_000_000n) };
+      } catch (err) {
+        // fn.go:49
+        return fatal(rsp, `cannot set ttl: ${(err as Error).message}`);
+      }
     }
-    const rsp = responseTo(req, ttlMs);
-    const cel = options.celHealthChecks === true ? celMap(input, req) : {};
-    for (const [name, desired, observed] of undecided(req, rsp)) assess({ rsp, cel }, name, desired, observed);
+    roundTripDesired(rsp);
+    if (options.celHealthChecks === true) celPass(req, rsp, input);
+    for (const [, desired, observed] of undecided(req, rsp)) {
+      if (healthCheckFor(observed)?.(observed) === true) desired.ready = 'READY_TRUE';
+    }
+    for (const [, desired, observed] of undecided(req, rsp)) {
+      if (readyConditionTrue(observed)) desired.ready = 'READY_TRUE';
+    }
     return rsp;
   };
 }

@@ -11,14 +11,16 @@ function get(o: unknown, ...path: string[]): unknown {
   return v;
 }
 
+/** registry.go getInt64Field: an int64 or a float64 truncated toward zero; undefined when absent or not a number. */
 function num(o: unknown, ...path: string[]): number | undefined {
   const v = get(o, ...path);
-  return typeof v === 'number' ? v : undefined;
+  return typeof v === 'number' ? Math.trunc(v) : undefined;
 }
 
 function conditions(o: unknown): { type?: string; status?: string }[] {
   const c = get(o, 'status', 'conditions');
-  return Array.isArray(c) ? (c as { type?: string; status?: string }[]) : [];
+  const list: unknown[] = Array.isArray(c) ? c : [];
+  return list.filter((e): e is { type?: string; status?: string } => e !== null && typeof e === 'object');
 }
 
 function conditionTrue(o: unknown, type: string): boolean {
@@ -32,24 +34,29 @@ function lbIngress(o: unknown): boolean {
 
 const always: HealthCheck = () => true;
 
+// deployment.go: updatedReplicas and availableReplicas must be present, then an Available=True condition.
 const deployment: HealthCheck = (o) => {
   const replicas = num(o, 'spec', 'replicas') ?? 1;
   return (
-    replicas === (num(o, 'status', 'updatedReplicas') ?? 0) &&
-    replicas === (num(o, 'status', 'availableReplicas') ?? 0) &&
+    replicas === num(o, 'status', 'updatedReplicas') &&
+    replicas === num(o, 'status', 'availableReplicas') &&
     conditionTrue(o, 'Available')
   );
 };
 
+// statefulset.go: readyReplicas and currentReplicas must be present, and both revisions present and equal.
 const statefulSet: HealthCheck = (o) => {
   const replicas = num(o, 'spec', 'replicas') ?? 1;
+  const current = get(o, 'status', 'currentRevision');
   return (
-    replicas === (num(o, 'status', 'readyReplicas') ?? 0) &&
-    replicas === (num(o, 'status', 'currentReplicas') ?? 0) &&
-    get(o, 'status', 'currentRevision') === get(o, 'status', 'updateRevision')
+    replicas === num(o, 'status', 'readyReplicas') &&
+    replicas === num(o, 'status', 'currentReplicas') &&
+    typeof current === 'string' &&
+    current === get(o, 'status', 'updateRevision')
   );
 };
 
+// daemonset.go: all four counters present and equal.
 const daemonSet: HealthCheck = (o) => {
   const fields = ['desiredNumberScheduled', 'numberReady', 'updatedNumberScheduled', 'numberAvailable'];
   const values = fields.map((f) => num(o, 'status', f));
@@ -65,8 +72,8 @@ const replicaSet: HealthCheck = (o) => {
 const pod: HealthCheck = (o) => {
   const phase = get(o, 'status', 'phase');
   if (phase === 'Succeeded') return true;
-  const restartPolicy = get(o, 'spec', 'restartPolicy') ?? 'Always';
-  return phase === 'Running' && restartPolicy === 'Always' && conditionTrue(o, 'Ready');
+  // pod.go reads the typed Pod: a missing restartPolicy is "", not the API server's default Always.
+  return phase === 'Running' && get(o, 'spec', 'restartPolicy') === 'Always' && conditionTrue(o, 'Ready');
 };
 
 const job: HealthCheck = (o) => {
@@ -125,7 +132,10 @@ export function healthCheckFor(object: JsonObject): HealthCheck | undefined {
     : undefined;
 }
 
-/** The fallback of every kind without a check: condition Ready is True. */
+/**
+ * The last pass for every kind still undecided: the first condition of type Ready is True (crossplane-runtime
+ * Conditioned.GetCondition returns the first of a type).
+ */
 export function readyConditionTrue(object: JsonObject): boolean {
-  return conditionTrue(object, 'Ready');
+  return conditions(object).find((c) => c.type === 'Ready')?.status === 'True';
 }
