@@ -80,26 +80,31 @@ export class KubeListerWatcher<T extends KubeObject = KubeObject> implements Lis
     return { items, resourceVersion };
   }
 
-  async watch(resourceVersion: string, callbacks: WatchCallbacks, options: WatchOptions = {}): Promise<WatchHandle> {
+  watch(resourceVersion: string, callbacks: WatchCallbacks, options: WatchOptions = {}): Promise<WatchHandle> {
     const timeoutSeconds = options.timeoutSeconds ?? watchTimeoutSeconds(Math.random);
     const controller = new AbortController();
-    await this.client.watch(
-      this.path,
-      { resourceVersion, allowWatchBookmarks: true, timeoutSeconds },
-      {
-        onEvent: (event) => {
-          callbacks.onEvent(event.type as RawEventType, event.object);
+    // Not awaited: the handle goes back at once, so the informer can abort a watch whose headers never come.
+    this.client
+      .watch(
+        this.path,
+        { resourceVersion, allowWatchBookmarks: true, timeoutSeconds },
+        {
+          onEvent: (event) => {
+            callbacks.onEvent(event.type as RawEventType, event.object);
+          },
+          onDone: (err) => {
+            callbacks.onDone(err);
+          },
         },
-        onDone: (err) => {
-          callbacks.onDone(err);
-        },
-      },
-      controller.signal,
-    );
-    return {
+        controller.signal,
+      )
+      .catch((err: unknown) => {
+        if (!controller.signal.aborted) callbacks.onDone(err);
+      });
+    return Promise.resolve({
       stop: () => {
         controller.abort();
       },
-    };
+    });
   }
 }
