@@ -5,7 +5,14 @@ import { renderXrCrd } from '../../src/definition/index.js';
 import { claimNamesOf, renderClaimCrd } from '../../src/definition/claimRender.js';
 import { compositionHash } from '../../src/definition/revisionHash.js';
 import { newRevision } from '../../src/definition/revisions.js';
-import { CONTENT_TYPE, Discovery, ensureCrds, type KubeClient, type KubeObject } from '../../src/kube/index.js';
+import {
+  ApiError,
+  CONTENT_TYPE,
+  Discovery,
+  ensureCrds,
+  type KubeClient,
+  type KubeObject,
+} from '../../src/kube/index.js';
 import { controlPlane, eventually } from './harness.js';
 import {
   composition,
@@ -253,7 +260,12 @@ describe('migration from and back to Crossplane core', function () {
     await ensureCrds(client, await loadCrds(), { timeoutMs: 30_000 });
     await ensureNamespace(client, NAMESPACE);
     // What the platform team applied, and what Crossplane made of it.
-    for (const fn of functions()) await create(client, fn, 'kubectl-client-side-apply');
+    // Other test files of the same run may have created the built-in Functions already.
+    for (const fn of functions()) {
+      await create(client, fn, 'kubectl-client-side-apply').catch((err: unknown) => {
+        if (!(err instanceof ApiError && err.status === 409)) throw err;
+      });
+    }
     const definition = await create(client, xrd(api), 'kubectl-client-side-apply');
     await create(client, renderXrCrd(definition as never) as unknown as KubeObject, CROSSPLANE);
     await eventually('the XR CRD served', async () =>
