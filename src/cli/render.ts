@@ -21,6 +21,7 @@ import { xrdScope, type CompositeResourceDefinition } from '../definition/index.
 import { checkRenderInputs, type RenderFiles } from './renderCheck.js';
 import { readObject, readObjects, RenderInputError } from './renderInputs.js';
 import { RESOURCE_NAME_ANNOTATION, renderDocuments } from './renderOutput.js';
+import { reconcilerView } from './renderXr.js';
 import type { Output } from './start.js';
 
 export const DEVELOPMENT_TARGET_ANNOTATION = 'render.crossplane.io/runtime-development-target';
@@ -100,10 +101,10 @@ function placeFunctions(functions: readonly JsonObject[], file: string): Record<
 }
 
 async function render(options: RenderOptions): Promise<string> {
-  const xr = await readObject(options.xr, 'composite resource');
+  const file = await readObject(options.xr, 'composite resource');
   const composition = await readObject(options.composition, 'composition');
   const functions = await readObjects(options.functions, 'functions');
-  const steps = checkRenderInputs({ xr, composition, functions }, options);
+  const steps = checkRenderInputs({ xr: file, composition, functions }, options);
   const observedObjects = options.observedResources
     ? await readObjects(options.observedResources, 'observed resources')
     : [];
@@ -113,6 +114,7 @@ async function render(options: RenderOptions): Promise<string> {
   // Read with the other inputs, so a problem with the file is reported before any function runs.
   const legacy =
     options.xrd === undefined ? false : isLegacy(await readObject(options.xrd, 'composite resource definition'));
+  const xr = reconcilerView(file, str(obj(composition.metadata).name), legacy);
   const packages = new Map(functions.map((fn) => [str(obj(fn.metadata).name), str(obj(fn.spec).package)]));
   const grpc = new GrpcFunctionRunner({
     resolveEndpoint: staticEndpointResolver(targets),
@@ -139,7 +141,8 @@ async function render(options: RenderOptions): Promise<string> {
       legacy,
       compositionName: str(obj(composition.metadata).name),
     });
-    return docs.map((d) => `---\n${stringify(d)}`).join('');
+    // YAML 1.1 quoting, as Go's sigs.k8s.io/yaml prints: timestamps, yes/no and the like stay strings.
+    return docs.map((d) => `---\n${stringify(d, { version: '1.1' })}`).join('');
   } finally {
     grpc.close();
   }

@@ -1,6 +1,7 @@
 // What `compositor render` prints, as `crossplane render` prints it: the XR (the pipeline's desired composite,
 // with a Ready condition), then every desired composed resource with the metadata Crossplane would add, sorted by
 // composition resource name. Timestamps are fixed so the output is stable in CI diffs.
+import { childName } from '../composite/index.js';
 import { unreadyMessage } from '../controller/index.js';
 import type { JsonObject, PipelineOutput, Resource } from '../functions/index.js';
 
@@ -57,40 +58,58 @@ const RECONCILED_CONDITIONS: readonly JsonObject[] = [
   { type: 'Synced', status: 'True', reason: 'ReconcileSuccess', lastTransitionTime: RENDER_TIME },
 ];
 
-/** References to the desired composed resources, as the engine records them in the XR's machinery. */
-function resourceRefs(out: PipelineOutput): JsonObject[] {
-  return Object.keys(out.desired.resources ?? {})
-    .sort()
-    .map((name) => {
-      const resource = obj(out.desired.resources?.[name]?.resource);
-      const ref: JsonObject = { apiVersion: str(resource.apiVersion), kind: str(resource.kind) };
-      const composedName = str(obj(resource.metadata).name);
-      if (composedName !== '') ref.name = composedName;
-      return ref;
-    });
+/**
+ * References to the composed resources as the engine records them: apiVersion, kind and name, sorted by the string
+ * apiVersion + kind + name as crank prints them (so `SecurityGroupRule` refs come before `SecurityGroup` ones).
+ */
+function resourceRefs(composed: readonly JsonObject[]): JsonObject[] {
+  const refs = composed.map((o) => {
+    const ref: JsonObject = { apiVersion: str(o.apiVersion), kind: str(o.kind) };
+    const name = str(obj(o.metadata).name);
+    if (name !== '') ref.name = name;
+    return ref;
+  });
+  const key = (r: JsonObject): string => str(r.apiVersion) + str(r.kind) + str(r.name);
+  return refs.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+}
+
+/** A deep merge of JSON objects; `over` wins, arrays and scalars replace. */
+function merged(base: JsonObject, over: JsonObject): JsonObject {
+  const out: JsonObject = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    const b = out[k];
+    const both = [b, v].every((x) => x !== null && typeof x === 'object' && !Array.isArray(x));
+    out[k] = both ? merged(b as JsonObject, v as JsonObject) : v;
+  }
+  return out;
 }
 
 /**
- * The XR: desired composite state with its identity re-injected, the resource references at the machinery path
- * (spec.resourceRefs for legacy XRs, spec.crossplane.resourceRefs otherwise), and the conditions of a reconcile.
+ * The XR as crank prints it: its name (and namespace), the resource references at the machinery path
+ * (spec.resourceRefs for legacy XRs, spec.crossplane.resourceRefs otherwise) and its status: the observed status
+ * with the pipeline's desired status applied and the conditions of a reconcile. A function's writes to the XR's
+ * spec or metadata are not printed: Crossplane v2 applies only the desired status.
  */
-export function renderComposite(xr: JsonObject, out: PipelineOutput, legacy = false): JsonObject {
-  const rendered = structuredClone(out.desired.composite?.resource ?? {});
-  rendered.apiVersion = str(xr.apiVersion);
-  rendered.kind = str(xr.kind);
-  const metadata = child(rendered, 'metadata');
+export function renderComposite(
+  xr: JsonObject,
+  out: PipelineOutput,
+  composed: readonly JsonObject[],
+  legacy = false,
+): JsonObject {
   const source = obj(xr.metadata);
-  metadata.name = str(source.name);
+  const metadata: JsonObject = { name: str(source.name) };
   if (str(source.namespace) !== '') metadata.namespace = str(source.namespace);
+  const refs = resourceRefs(composed);
+  const spec: JsonObject = legacy ? { resourceRefs: refs } : { crossplane: { resourceRefs: refs } };
+  const { conditions: _observed, ...observedStatus } = obj(xr.status);
+  const status = merged(observedStatus, obj(out.desired.composite?.resource?.status));
   const functionConditions = out.conditions.map((c) => {
     const condition: JsonObject = { type: c.type, status: c.status, reason: c.reason, lastTransitionTime: RENDER_TIME };
     if (c.message !== undefined) condition.message = c.message;
     return condition;
   });
-  const spec = child(rendered, 'spec');
-  (legacy ? spec : child(spec, 'crossplane')).resourceRefs = resourceRefs(out);
-  child(rendered, 'status').conditions = [...RECONCILED_CONDITIONS, readyCondition(out), ...functionConditions];
-  return ordered(rendered);
+  status.conditions = [...RECONCILED_CONDITIONS, readyCondition(out), ...functionConditions];
+  return { apiVersion: str(xr.apiVersion), kind: str(xr.kind), metadata, spec, status };
 }
 
 function compositeLabel(xr: JsonObject): string {
@@ -108,6 +127,8 @@ export function renderComposed(xr: JsonObject, name: string, desired: Resource, 
   const label = compositeLabel(xr);
   if (str(metadata.name) === '' && str(metadata.generateName) === '') metadata.generateName = `${label}-`;
   const xrMeta = obj(xr.metadata);
+  // Crossplane names a new composed resource ChildName(generateName, xr uid, composition resource name).
+  if (str(metadata.name) === '') metadata.name = childName(str(metadata.generateName), str(xrMeta.uid), name);
   if (str(xrMeta.namespace) !== '') metadata.namespace = str(xrMeta.namespace);
   child(metadata, 'annotations')[RESOURCE_NAME_ANNOTATION] = name;
   const labels = child(metadata, 'labels');
@@ -196,12 +217,11 @@ function eventDocuments(out: PipelineOutput, compositionName: string): JsonObjec
 
 /** Every document render prints, in order. */
 export function renderDocuments(xr: JsonObject, out: PipelineOutput, extras: RenderExtras): JsonObject[] {
-  const docs: JsonObject[] = [renderComposite(xr, out, extras.legacy)];
   const names = Object.keys(out.desired.resources ?? {}).sort();
-  for (const name of names) {
-    const desired = out.desired.resources?.[name] ?? {};
-    docs.push(renderComposed(xr, name, desired, extras.observed.get(name)));
-  }
+  const composed = names.map((name) =>
+    renderComposed(xr, name, out.desired.resources?.[name] ?? {}, extras.observed.get(name)),
+  );
+  const docs: JsonObject[] = [renderComposite(xr, out, composed, extras.legacy), ...composed];
   docs.push(...deletedDocuments(xr, out, extras.observed));
   if (extras.includeEvents === true) docs.push(...eventDocuments(out, extras.compositionName ?? ''));
   if (extras.includeResults) {

@@ -42,9 +42,15 @@ export function sameCondition(a: Condition | undefined, b: Condition | undefined
  * never flaps between reconciles, the first three named so a large composition does not make a huge condition.
  */
 export function unreadyMessage(names: readonly string[], shown = 3): string {
+  // crossplane-runtime resource.FirstNAndSomeMore: exactly `shown` names read "a, b, and c".
   const sorted = [...names].sort();
-  if (sorted.length <= shown) return `Unready resources: ${sorted.join(', ')}`;
-  return `Unready resources: ${sorted.slice(0, shown).join(', ')}, and ${sorted.length - shown} more`;
+  if (sorted.length > shown) {
+    return `Unready resources: ${sorted.slice(0, shown).join(', ')}, and ${sorted.length - shown} more`;
+  }
+  if (sorted.length === shown && shown > 1) {
+    return `Unready resources: ${sorted.slice(0, -1).join(', ')}, and ${sorted.at(-1) ?? ''}`;
+  }
+  return `Unready resources: ${sorted.join(', ')}`;
 }
 
 /** A condition as a reconciler sets it: the draft stamps the generation and the transition time. */

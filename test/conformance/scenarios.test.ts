@@ -1,10 +1,10 @@
-// Runs every scenario of the conformance corpus: live ones step by step against a fresh local control plane with
+// Runs every scenario of the conformance corpus (scenarios/ and realworld/): live ones step by step against a fresh local control plane with
 // compositor running (scenarios/steps.ts), render ones through `compositor render` (scenarios/render.ts). The only
 // ids here are the UNSUPPORTED list; a new scenario folder is picked up with no code change.
 import { failureReason, report } from './report.js';
 import { ScenarioCluster } from './scenarios/cluster.js';
 import { runRenderScenario } from './scenarios/render.js';
-import { loadScenarios, type Scenario } from './scenarios/scenario.js';
+import { loadAllScenarios, type Scenario } from './scenarios/scenario.js';
 import { runSteps, scenarioBudgetMs } from './scenarios/steps.js';
 
 /** Scenarios compositor cannot run here, each with its reason. Keep this list short and honest. */
@@ -37,7 +37,7 @@ async function runLive(scenario: Scenario): Promise<void> {
 }
 
 describe('conformance: scenarios', () => {
-  for (const scenario of loadScenarios()) {
+  for (const scenario of loadAllScenarios()) {
     const kind = kindOf(scenario);
     it(`${scenario.id} (${kind})`, async function () {
       const reason = UNSUPPORTED[scenario.id];

@@ -99,28 +99,42 @@ function formatOne(verb: string, precision: number | undefined, v: GoValue): str
   return VERBS[verb]?.(v, precision) ?? bad(verb, v);
 }
 
-/** The subset of Go's fmt.Sprintf that compositions use: %v %s %d %t %q %f %.Nf and %%, with Go's error forms. */
+/**
+ * The subset of Go's fmt.Sprintf that compositions use: %v %s %d %t %q %f %.Nf and %%, explicit argument indexes
+ * (`%[1]s`, after which implicit arguments continue from the next one), with Go's error forms. As Go, an
+ * explicit index turns off the EXTRA report.
+ */
 export function sprintf(format: string, args: readonly GoValue[]): string {
   let out = '';
   let next = 0;
-  const re = /%(?:\.(\d+))?([a-zA-Z%])/g;
+  let reordered = false;
+  const re = /%(?:\[(\d*)\])?(?:\.(\d+))?([a-zA-Z%])/g;
   let last = 0;
   for (let m = re.exec(format); m !== null; m = re.exec(format)) {
     out += format.slice(last, m.index);
     last = re.lastIndex;
-    const verb = m[2] ?? '';
+    const verb = m[3] ?? '';
     if (verb === '%') {
       out += '%';
       continue;
+    }
+    if (m[1] !== undefined) {
+      reordered = true;
+      const index = Number(m[1]);
+      if (m[1] === '' || index < 1 || index > args.length) {
+        out += `%!${verb}(BADINDEX)`;
+        continue;
+      }
+      next = index - 1;
     }
     if (next >= args.length) {
       out += `%!${verb}(MISSING)`;
       continue;
     }
-    out += formatOne(verb, m[1] === undefined ? undefined : Number(m[1]), args[next++]);
+    out += formatOne(verb, m[2] === undefined ? undefined : Number(m[2]), args[next++]);
   }
   out += format.slice(last);
-  if (next < args.length)
+  if (!reordered && next < args.length)
     out += `%!(EXTRA ${args
       .slice(next)
       .map((a) => `${goTypeName(a)}=${formatV(a)}`)

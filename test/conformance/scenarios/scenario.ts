@@ -1,6 +1,6 @@
 // The scenarios of the conformance corpus (scenarios/<id>/expected.yaml plus the upstream manifests next to it),
 // read at run time. Paths in steps are relative to the scenario folder; `setup/*.yaml` means every file there.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import type { KubeObject } from '../../../src/kube/index.js';
@@ -38,15 +38,24 @@ export interface Manifest {
   object: KubeObject;
 }
 
-/** Every scenario folder that has an expected.yaml, sorted by id. */
+/** The corpus folders that hold scenarios: upstream ones, and real-world renders checked against crank. */
+export const SCENARIO_FOLDERS = ['scenarios', 'realworld'] as const;
+
+/** Every scenario folder under `dir` that has an expected.yaml, sorted by id; a missing `dir` holds none. */
 export function loadScenarios(dir: string = join(corpusDir(), 'scenarios')): Scenario[] {
+  if (!existsSync(dir)) return [];
   return readdirSync(dir)
-    .filter((id) => statSync(join(dir, id)).isDirectory())
+    .filter((id) => statSync(join(dir, id)).isDirectory() && existsSync(join(dir, id, 'expected.yaml')))
     .sort()
     .map((id) => {
       const spec = parse(readFileSync(join(dir, id, 'expected.yaml'), 'utf8')) as Omit<Scenario, 'id' | 'dir'>;
       return { ...spec, id, dir: join(dir, id) };
     });
+}
+
+/** The scenarios of every scenario folder of the corpus, in folder order. */
+export function loadAllScenarios(root: string = corpusDir()): Scenario[] {
+  return SCENARIO_FOLDERS.flatMap((folder) => loadScenarios(join(root, folder)));
 }
 
 /** The files a step path names: itself, or every .yaml file of its folder for `<folder>/*.yaml`. */

@@ -42,6 +42,10 @@ function tempFile(name: string, text: string): string {
   return path;
 }
 
+/** The uid render gives an XR file without one (crossplane internal/render), and the composed name it implies. */
+const XR_UID = '1b67f2ba-410b-5d5e-bfa1-05c5709a8755';
+const COMPOSED_NAME = 'example-5d0d4395e2e0';
+
 const RECONCILED = [
   { type: 'Responsive', status: 'True', reason: 'WatchCircuitClosed', lastTransitionTime: '2024-01-01T00:00:00Z' },
   { type: 'Synced', status: 'True', reason: 'ReconcileSuccess', lastTransitionTime: '2024-01-01T00:00:00Z' },
@@ -57,7 +61,7 @@ describe('cli/render on examples/', () => {
         apiVersion: 'example.crossplane.io/v1',
         kind: 'App',
         metadata: { name: 'example', namespace: 'default' },
-        spec: { crossplane: { resourceRefs: [{ apiVersion: 'v1', kind: 'ConfigMap' }] } },
+        spec: { crossplane: { resourceRefs: [{ apiVersion: 'v1', kind: 'ConfigMap', name: COMPOSED_NAME }] } },
         status: {
           conditions: [
             ...RECONCILED,
@@ -76,6 +80,7 @@ describe('cli/render on examples/', () => {
         kind: 'ConfigMap',
         metadata: {
           generateName: 'example-',
+          name: COMPOSED_NAME,
           namespace: 'default',
           annotations: { 'crossplane.io/composition-resource-name': 'settings' },
           labels: { 'crossplane.io/composite': 'example' },
@@ -84,7 +89,7 @@ describe('cli/render on examples/', () => {
               apiVersion: 'example.crossplane.io/v1',
               kind: 'App',
               name: 'example',
-              uid: '',
+              uid: XR_UID,
               controller: true,
               blockOwnerDeletion: true,
             },
@@ -121,7 +126,7 @@ describe('cli/render on examples/', () => {
         '  name: example-old',
         '  namespace: default',
         '  annotations: {crossplane.io/composition-resource-name: old}',
-        '  ownerReferences: [{apiVersion: example.crossplane.io/v1, kind: App, name: example, uid: "", controller: true}]',
+        `  ownerReferences: [{apiVersion: example.crossplane.io/v1, kind: App, name: example, uid: ${XR_UID}, controller: true}]`,
         '',
       ].join('\n'),
     );
@@ -133,7 +138,7 @@ describe('cli/render on examples/', () => {
     expect(stderr).to.equal('');
     expect(code).to.equal(0);
     const [xr] = docs as [{ spec: Record<string, unknown> }];
-    expect(xr.spec.resourceRefs).to.deep.equal([{ apiVersion: 'v1', kind: 'ConfigMap' }]);
+    expect(xr.spec.resourceRefs).to.deep.equal([{ apiVersion: 'v1', kind: 'ConfigMap', name: COMPOSED_NAME }]);
     expect(xr.spec.crossplane).to.equal(undefined);
     expect(docs.slice(2)).to.deep.equal([
       {

@@ -29,7 +29,7 @@ describe('controller/conditions', () => {
   const unready: Record<string, { names: string[]; want: string }> = {
     one: { names: ['b'], want: 'Unready resources: b' },
     'sorted, joined with commas': { names: ['b', 'a'], want: 'Unready resources: a, b' },
-    three: { names: ['c', 'a', 'b'], want: 'Unready resources: a, b, c' },
+    three: { names: ['c', 'a', 'b'], want: 'Unready resources: a, b, and c' },
     'more than three': { names: ['e', 'd', 'c', 'b', 'a'], want: 'Unready resources: a, b, c, and 2 more' },
   };
   for (const [reason, { names, want }] of Object.entries(unready)) {

@@ -61,5 +61,9 @@ function withoutDuplicates(dst: unknown, src: unknown): unknown {
 /** The value to store when src is patched onto dst (undefined dst means the field does not exist). */
 export function merge(dst: unknown, src: unknown, o: MergeOptions | undefined): unknown {
   if (o === undefined || dst === undefined || dst === null || src === null) return src;
-  return mergeValue(dst, o.append ? withoutDuplicates(dst, src) : src, o);
+  const source = o.append ? withoutDuplicates(dst, src) : src;
+  // crossplane-runtime's removeSourceDuplicates leaves a nil slice, and mergo puts it in place of an empty
+  // destination: appending nothing to an empty array stores null (crank prints `tags: null`).
+  if (o.append && Array.isArray(dst) && dst.length === 0 && Array.isArray(source) && source.length === 0) return null;
+  return mergeValue(dst, source, o);
 }

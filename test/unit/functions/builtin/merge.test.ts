@@ -68,3 +68,12 @@ describe('functions/builtin/pt: toFieldPath merge policies', () => {
     expect(to).to.deep.equal({ spec: { count: 30 } });
   });
 });
+
+describe('functions/builtin/pt merge of empty arrays', () => {
+  // crossplane-runtime fieldpath merge + removeSourceDuplicates; crank v2.3.4 prints null (awslabs
+  // crossplane-on-eks elasticache-redis, MergeObjectsAppendArrays of spec.resourceConfig.tags: [] onto tags: []).
+  it('appending an empty array to an empty array stores null', () => {
+    expect(merge([], [], mergeOptionsOf('MergeObjectsAppendArrays'))).to.equal(null);
+    expect(merge(['a'], ['a'], mergeOptionsOf('MergeObjectsAppendArrays'))).to.deep.equal(['a']);
+  });
+});
