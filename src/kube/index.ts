@@ -3,21 +3,12 @@
 export {
   KubeClient,
   CONTENT_TYPE,
-  DeadConnectionError,
   type KubeClientOptions,
-  type WatchStreamHandlers,
   type RequestOptions,
   type ResponseObserver,
   type Verb,
 } from './client.js';
 export { compositorUserAgent, FIELD_MANAGERS, userAgent, withUserAgent } from './identity.js';
-export {
-  ConnectionHealth,
-  DEFAULT_PING_TIMEOUT_MS,
-  DEFAULT_READ_IDLE_MS,
-  type ConnectionHealthOptions,
-} from './connectionHealth.js';
-export { type RawWatchEvent } from './watchStream.js';
 export { DEFAULT_REQUEST_TIMEOUT_MS, RequestTimeoutError, type SetTimer } from './requestDeadline.js';
 export { ApiError, isAlreadyExists, isConflict, isNotFound } from './errors.js';
 export { getIfExists } from './getIfExists.js';

@@ -1,7 +1,7 @@
 import { Subject, type Observable } from 'rxjs';
 import type { Logger } from 'pino';
 import { backoffDelay, errorMessage, type Backoff } from '../base/index.js';
-import { ApiError, DeadConnectionError, type KubeObject } from '../kube/index.js';
+import type { KubeObject } from '../kube/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
 import { objectKey, resourceVersionOf, type WatchEvent } from './events.js';
 import type { ListerWatcher, RawEventType, WatchHandle } from './listerWatcher.js';
@@ -122,7 +122,7 @@ export class Informer<T extends KubeObject = KubeObject> implements Lifecycle {
         if (end.kind === 'failed') throw end.error;
         if (end.kind === 'silent') {
           // Possibly a half-open connection: rewatch from where we were; a 410 then turns into a relist.
-          this.options.logger.info({ informer: this.options.name }, 'watch silent or its connection dead: rewatching');
+          this.options.logger.info({ informer: this.options.name }, 'watch silent past its timeout: rewatching');
           continue;
         }
         // A server that closes watches at once would otherwise be hammered in a tight loop.
@@ -266,13 +266,8 @@ export class Informer<T extends KubeObject = KubeObject> implements Lifecycle {
 
 /** A 410 (as an HTTP status or a Status object in an ERROR event) means the resourceVersion is gone: relist. */
 function classify(err: unknown): WatchEnd {
-  // A connection found dead by the client's health check is a silent watch found early: rewatch from where we were.
-  if (err instanceof Error && (err.name === 'TimeoutError' || err instanceof DeadConnectionError)) {
-    return { kind: 'silent' };
-  }
-  const status = err as { statusCode?: number; code?: number; status?: number } | null;
-  if (status?.statusCode === 410 || status?.code === 410 || (err instanceof ApiError && err.status === 410)) {
-    return { kind: 'gone' };
-  }
+  if (err instanceof Error && err.name === 'TimeoutError') return { kind: 'silent' };
+  const status = err as { statusCode?: number; code?: number } | null;
+  if (status?.statusCode === 410 || status?.code === 410) return { kind: 'gone' };
   return { kind: 'failed', error: err };
 }

@@ -1,6 +1,6 @@
-import type { KubeConfig } from '@kubernetes/client-node';
-import type { KubeClient, KubeObject, ResourceInfo } from '../kube/index.js';
-import { watchTimeoutSeconds } from './watchDeadline.js';
+import { Watch, type KubeConfig } from '@kubernetes/client-node';
+import { withUserAgent, type KubeClient, type KubeObject, type ResourceInfo } from '../kube/index.js';
+import { silenceLimitMs, WATCH_TIMEOUT_SECONDS, watchTimeoutSeconds } from './watchDeadline.js';
 
 export interface ListResult<T extends KubeObject> {
   items: T[];
@@ -41,24 +41,32 @@ export interface KubeListerWatcherOptions {
   apiVersion: string;
   kind: string;
   resource: ResourceInfo;
+  /**
+   * client-node's own inactivity timer. The informer's silence deadline is what normally ends a dead watch; this
+   * is the backstop for a request that never got its response headers, which the informer cannot abort (client-node
+   * hands out the abort handle only after the headers). Default: the silence limit of the longest watch timeout.
+   */
+  silenceTimeoutMs?: number;
   pageSize?: number;
 }
 
-/**
- * Lists with pagination and watches through compositor's raw-JSON client: both share its connection pool, whose
- * health check (src/kube/connectionHealth.ts) notices a silently dead connection within seconds and fails the watch,
- * which the informer then resumes from its resourceVersion.
- */
+/** Lists with pagination through compositor's raw-JSON client and watches through client-node's Watch. */
 export class KubeListerWatcher<T extends KubeObject = KubeObject> implements ListerWatcher<T> {
   private readonly path: string;
+  private readonly watcher: Watch;
 
   constructor(
     private readonly client: KubeClient,
-    // Kept for callers that still pass it: the client carries the kubeconfig.
-    _kubeConfig: KubeConfig | undefined,
+    kubeConfig: KubeConfig,
     private readonly options: KubeListerWatcherOptions,
   ) {
     this.path = `${options.resource.groupVersionPath}/${options.resource.plural}`;
+    this.watcher = new Watch(withUserAgent(kubeConfig));
+    // client-node's inactivity timer (30 s, not configurable through its API) must not end a healthy idle watch
+    // before the server does: an idle watch delivers nothing until its timeoutSeconds (see watchDeadline.ts).
+    Object.assign(this.watcher, {
+      requestTimeoutMs: options.silenceTimeoutMs ?? silenceLimitMs(WATCH_TIMEOUT_SECONDS.max),
+    });
   }
 
   async list(signal: AbortSignal): Promise<ListResult<T>> {
@@ -80,31 +88,22 @@ export class KubeListerWatcher<T extends KubeObject = KubeObject> implements Lis
     return { items, resourceVersion };
   }
 
-  watch(resourceVersion: string, callbacks: WatchCallbacks, options: WatchOptions = {}): Promise<WatchHandle> {
+  async watch(resourceVersion: string, callbacks: WatchCallbacks, options: WatchOptions = {}): Promise<WatchHandle> {
     const timeoutSeconds = options.timeoutSeconds ?? watchTimeoutSeconds(Math.random);
-    const controller = new AbortController();
-    // Not awaited: the handle goes back at once, so the informer can abort a watch whose headers never come.
-    this.client
-      .watch(
-        this.path,
-        { resourceVersion, allowWatchBookmarks: true, timeoutSeconds },
-        {
-          onEvent: (event) => {
-            callbacks.onEvent(event.type as RawEventType, event.object);
-          },
-          onDone: (err) => {
-            callbacks.onDone(err);
-          },
-        },
-        controller.signal,
-      )
-      .catch((err: unknown) => {
-        if (!controller.signal.aborted) callbacks.onDone(err);
-      });
-    return Promise.resolve({
+    const controller = await this.watcher.watch(
+      this.path,
+      { resourceVersion, allowWatchBookmarks: true, timeoutSeconds },
+      (type, object) => {
+        callbacks.onEvent(type as RawEventType, object);
+      },
+      (err: unknown) => {
+        callbacks.onDone(err ?? null);
+      },
+    );
+    return {
       stop: () => {
         controller.abort();
       },
-    });
+    };
   }
 }

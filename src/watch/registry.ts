@@ -118,6 +118,7 @@ export class InformerRegistry implements Lifecycle {
       apiVersion,
       kind,
       resource,
+      silenceTimeoutMs: this.options.watchSilenceTimeoutMs,
     });
     const listerWatcher = this.options.wrapListerWatcher?.(base, { apiVersion, kind }) ?? base;
     const informer = new Informer({

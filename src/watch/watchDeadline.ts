@@ -1,11 +1,9 @@
 import type { Clock, Timer } from '../base/index.js';
 
-// How long a watch may stay silent before it counts as dead: the backstop. A TCP connection dropped without FIN or
-// RST (a NAT entry or a load balancer that forgot it, a blackholing proxy) reads as plain silence forever: keep-alive
-// probes are answered by whatever still holds the socket. The client's connection health check
-// (src/kube/connectionHealth.ts) normally finds such a connection dead within seconds; where it cannot (a plain
-// HTTP/1.1 server, whose watches each hold a connection of their own) the server's own promise is the proof of life:
-// every watch is asked to end after `timeoutSeconds`, and the server keeps it. Measured on
+// How long a watch may stay silent before it counts as dead. A TCP connection dropped without FIN or RST (a NAT
+// entry or a load balancer that forgot it, a blackholing proxy) reads as plain silence forever: keep-alive probes
+// are answered by whatever still holds the socket. HTTP/1.1 has no ping, so the only proof of life is the server's
+// own promise: every watch is asked to end after `timeoutSeconds`, and the server keeps it. Measured on
 // kube-apiserver v1.37: an idle watch gets no event at all before that end (a bookmark comes only when the watch
 // cache has progressed), and the end arrives within ~0.1 s of timeoutSeconds. So a watch that delivered nothing
 // for its timeout plus a grace is dead, whatever the socket says.
@@ -13,10 +11,9 @@ import type { Clock, Timer } from '../base/index.js';
 /**
  * The range of `timeoutSeconds` asked of the API server, spread as client-go spreads it (min..2*min) so informers
  * do not all reconnect together. client-go's minimum is 5 minutes because it detects dead connections with HTTP/2
- * pings; compositor's health check does too, but not on HTTP/1.1, where the timeout is the detector and stays
- * short: a dead watch
- * is noticed at most `max + WATCH_GRACE_MS` after it died. A rewatch resumes from the last resourceVersion
- * (measured: no 410 from the watch cache after 80 s and 2,400 writes to other kinds): one request, not a relist.
+ * pings; compositor's watches are HTTP/1.1, so the timeout is the detector and must stay short: a dead watch is
+ * noticed at most `max + WATCH_GRACE_MS` after it died. A rewatch resumes from the last resourceVersion (measured:
+ * no 410 from the watch cache after 80 s and 2,400 writes to other kinds), so it costs one request, not a relist.
  */
 export const WATCH_TIMEOUT_SECONDS = { min: 10, max: 20 } as const;
 

@@ -4,7 +4,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { KubeConfig } from '@kubernetes/client-node';
 import { apiPort, proxiedKubeconfig } from '../../bench/harness/plane.js';
 import { TcpProxy } from '../../bench/harness/proxy.js';
-import { DeadConnectionError, Discovery, KubeClient, type KubeObject } from '../../src/kube/index.js';
+import { Discovery, KubeClient, RequestTimeoutError, type KubeObject } from '../../src/kube/index.js';
 import { InformerRegistry, type ListerWatcher } from '../../src/watch/index.js';
 import { controlPlane, eventually } from './harness.js';
 
@@ -37,7 +37,7 @@ describe('silently dead connections (integration)', function () {
     await proxy.close();
   });
 
-  it('an informer replaces a blackholed watch within seconds and misses no change made meanwhile', async () => {
+  it('an informer replaces a blackholed watch by its deadline and misses no change made meanwhile', async () => {
     const direct = controlPlane().client();
     const client = new KubeClient(kubeConfig);
     let watches = 0;
@@ -66,21 +66,18 @@ describe('silently dead connections (integration)', function () {
       );
       const watchesBefore = watches;
       expect(proxy.cut('blackhole'), 'connections cut').to.be.at.least(1);
-      const cutAt = Date.now();
       await direct.request('POST', '/api/v1/namespaces/blackhole/configmaps', {
         body: configMap('blackhole', 'after'),
       });
-      // The client's health check probes after 2 s without a read and gives the probe 2 s: the connection is found
-      // dead ~4 s after the cut and the watch resumes on a new one. Bound: 8 s, twice that, for a busy machine.
+      // The dead watch asked for at most 20 s and is given 3 s more: it is replaced within 23 s of the cut.
       await eventually(
         'the cache to hold blackhole/after, made while the watch was dead',
         () =>
           Promise.resolve(
             lease.informer.store.get('blackhole/after') ? true : Promise.reject(new Error(`${watches} watches`)),
           ),
-        { timeoutMs: 8_000, intervalMs: 100 },
+        { timeoutMs: 45_000, intervalMs: 250 },
       );
-      expect(Date.now() - cutAt, 'ms from the cut to the change seen').to.be.below(8_000);
       expect(watches, 'a new watch replaced the dead one').to.be.greaterThan(watchesBefore);
       expect(lease.informer.relists, 'resumed from its resourceVersion, no relist').to.equal(1);
     } finally {
@@ -88,13 +85,12 @@ describe('silently dead connections (integration)', function () {
     }
   });
 
-  it('a request on a blackholed connection fails within seconds, and that connection is not used again', async () => {
-    const client = new KubeClient(kubeConfig, () => undefined, undefined, { requestTimeoutMs: 15_000 });
+  it('a request on a blackholed connection fails at its deadline, and that connection is not used again', async () => {
+    const client = new KubeClient(kubeConfig, () => undefined, undefined, { requestTimeoutMs: 3_000 });
     await client.request('GET', '/api/v1/namespaces/blackhole');
     // Let undici return the connection to its pool as idle, so the next request is written on it.
     for (let i = 0; i < 5; i++) await nextTurn();
     const cut = proxy.cut('blackhole');
-    const cutAt = Date.now();
     expect(cut, 'the pooled connection was cut').to.be.at.least(1);
     const timeouts: unknown[] = [];
     let answered = false;
@@ -107,10 +103,8 @@ describe('silently dead connections (integration)', function () {
         timeouts.push(err);
       }
     }
-    expect(answered, `answered after ${timeouts.length} failures (${cut} connections cut)`).to.equal(true);
-    expect(timeouts.length, 'the request written on the dead connection failed').to.be.at.least(1);
-    // The health check, not the 15 s request deadline, found the connection dead.
-    for (const err of timeouts) expect(err).to.be.instanceOf(DeadConnectionError);
-    expect(Date.now() - cutAt, 'ms from the cut to an answer').to.be.below(8_000);
+    expect(answered, `answered after ${timeouts.length} timeouts (${cut} connections cut)`).to.equal(true);
+    expect(timeouts.length, 'the request written on the dead connection timed out').to.be.at.least(1);
+    for (const err of timeouts) expect(err).to.be.instanceOf(RequestTimeoutError);
   });
 });

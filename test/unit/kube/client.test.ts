@@ -2,26 +2,12 @@ import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import {
-  createSecureServer,
-  type IncomingHttpHeaders,
-  type Http2SecureServer,
-  type Http2Session,
-  type ServerHttp2Stream,
-} from 'node:http2';
+import { createSecureServer, type Http2SecureServer, type Http2Session, type ServerHttp2Stream } from 'node:http2';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { ManualClock } from '../../../src/base/index.js';
-import {
-  DEFAULT_REQUEST_TIMEOUT_MS,
-  DeadConnectionError,
-  KubeClient,
-  RequestTimeoutError,
-  type RawWatchEvent,
-  type SetTimer,
-} from '../../../src/kube/index.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, KubeClient, RequestTimeoutError, type SetTimer } from '../../../src/kube/index.js';
 
 /** A deadline timer the test fires by hand: virtual time, no waiting. */
 class ManualTimer {
@@ -119,8 +105,7 @@ function clientFor(port: number, timer: ManualTimer, requestTimeoutMs?: number, 
     contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
     currentContext: 'x',
   });
-  // No health check: these tests are about the request deadline alone (connectionHealth.test.ts has the check).
-  return new KubeClient(kc, () => undefined, undefined, { requestTimeoutMs, setTimer: timer.set, health: false });
+  return new KubeClient(kc, () => undefined, undefined, { requestTimeoutMs, setTimer: timer.set });
 }
 
 const hold: Handler = () => undefined;
@@ -252,8 +237,6 @@ class H2Server {
   readonly sessions: Http2Session[] = [];
   readonly requests: { session: Http2Session | undefined; stream: ServerHttp2Stream }[] = [];
   holdFirst = true;
-  /** Every request from now on is held unanswered, as on a connection blackholed at the far end. */
-  holdAll = false;
   private server: Http2SecureServer | undefined;
   private readonly arrivals: (() => void)[] = [];
   port = 0;
@@ -261,16 +244,10 @@ class H2Server {
   async start(tls: { key: Buffer; cert: Buffer }): Promise<this> {
     const server = createSecureServer({ ...tls, allowHTTP1: false });
     server.on('session', (session: Http2Session) => this.sessions.push(session));
-    server.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
+    server.on('stream', (stream: ServerHttp2Stream) => {
       this.requests.push({ session: stream.session, stream });
       this.arrivals.shift()?.();
-      if (this.holdAll || (this.holdFirst && this.requests.length === 1)) return;
-      if (headers[':path']?.includes('watch=true') === true) {
-        // A watch: its headers and one event, then the stream stays open, as an idle watch does.
-        stream.respond({ ':status': 200, 'content-type': 'application/json' });
-        stream.write('{"type":"ADDED","object":{"kind":"ConfigMap"}}\n');
-        return;
-      }
+      if (this.holdFirst && this.requests.length === 1) return;
       stream.respond({ ':status': 200, 'content-type': 'application/json' });
       stream.end('{"kind":"Namespace"}');
     });
@@ -349,75 +326,5 @@ describe('kube/KubeClient request deadline over HTTP/2', () => {
     expect(await aborted).to.not.be.instanceOf(RequestTimeoutError);
     await client.request('GET', '/api/v1/namespaces/b');
     expect(server.requests[1]?.session, 'same session').to.equal(server.requests[0]?.session);
-  });
-});
-
-describe('kube/KubeClient connection health check over HTTP/2', () => {
-  let tls: { key: Buffer; cert: Buffer };
-  let server: H2Server;
-
-  before(() => {
-    tls = selfSigned();
-  });
-
-  beforeEach(async () => {
-    server = await new H2Server().start(tls);
-    server.holdFirst = false;
-  });
-
-  afterEach(async () => {
-    await server.stop();
-  });
-
-  function healthClient(clock: ManualClock): KubeClient {
-    const kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ name: 'c', server: `https://127.0.0.1:${server.port}`, skipTLSVerify: true }],
-      users: [{ name: 'u', token: 't' }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-      currentContext: 'x',
-    });
-    return new KubeClient(kc, () => undefined, undefined, {
-      requestTimeoutMs: 0,
-      clock,
-      health: { readIdleMs: 2_000, pingTimeoutMs: 1_000 },
-    });
-  }
-
-  it('fails the watch and the request on a connection that stops answering, and reconnects', async () => {
-    const clock = new ManualClock();
-    const client = healthClient(clock);
-    const events: RawWatchEvent[] = [];
-    let watchEnded: (err: unknown) => void = () => undefined;
-    const watchDone = new Promise<unknown>((resolve) => (watchEnded = resolve));
-    const stop = new AbortController();
-    await client.watch('/api/v1/configmaps', {}, { onEvent: (e) => events.push(e), onDone: watchEnded }, stop.signal);
-    server.holdAll = true;
-    const hung = client.request('GET', '/api/v1/namespaces/a').catch((err: unknown) => err);
-    await server.receivedCount(2);
-    const deadSession = server.requests[0]?.session;
-    expect(server.requests[1]?.session, 'one connection for the watch and the request').to.equal(deadSession);
-    clock.advance(2_000);
-    await server.receivedCount(3);
-    clock.advance(1_000);
-    expect(await watchDone).to.be.instanceOf(DeadConnectionError);
-    expect(await hung).to.be.instanceOf(DeadConnectionError);
-    expect(events.map((e) => e.type)).to.deep.equal(['ADDED']);
-    server.holdAll = false;
-    expect(await client.request('GET', '/api/v1/namespaces/b')).to.deep.equal({ kind: 'Namespace' });
-    expect(server.requests.at(-1)?.session, 'a new connection').to.not.equal(deadSession);
-    stop.abort();
-  });
-
-  it('sends no probe while the connection answers, and none with no stream open', async () => {
-    const clock = new ManualClock();
-    const client = healthClient(clock);
-    for (let i = 0; i < 5; i++) {
-      await client.request('GET', `/api/v1/namespaces/n${i}`);
-      clock.advance(1_500);
-    }
-    clock.advance(60_000);
-    await client.request('GET', '/api/v1/namespaces/last');
-    expect(server.requests.map((r) => r.stream.id)).to.have.length(6);
   });
 });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import pino from 'pino';
 import { Informer, logSubscriberErrors, type InformerTimers, type WatchEvent } from '../../../src/watch/index.js';
-import { ApiError, DeadConnectionError, type KubeObject } from '../../../src/kube/index.js';
+import type { KubeObject } from '../../../src/kube/index.js';
 import { ManualClock } from '../../../src/base/index.js';
 import { configMap, FakeListerWatcher, settle } from './fakeListerWatcher.js';
 
@@ -152,29 +152,6 @@ describe('watch/Informer supervision', () => {
     lw.current.callbacks.onDone(null);
     await settle();
     expect(timers.sleeps).to.deep.equal([100]);
-    await informer.stop();
-  });
-
-  it('resumes from its resourceVersion, without relisting or backoff, when the client found the connection dead', async () => {
-    const { lw, timers, informer } = setup();
-    void informer.start();
-    await settle();
-    lw.current.callbacks.onDone(new DeadConnectionError('https://api', { cause: new Error('terminated') }));
-    await settle();
-    expect(lw.watches).to.have.length(2);
-    expect(lw.lists).to.equal(1);
-    expect(timers.sleeps).to.deep.equal([]);
-    await informer.stop();
-  });
-
-  it('relists at once when the watch request itself is refused with 410', async () => {
-    const { lw, timers, informer } = setup();
-    void informer.start();
-    await settle();
-    lw.current.callbacks.onDone(new ApiError(410, 'Expired', 'GET /api/v1/configmaps: too old resource version'));
-    await settle();
-    expect(lw.lists).to.equal(2);
-    expect(timers.sleeps).to.deep.equal([]);
     await informer.stop();
   });
 
