@@ -1,8 +1,17 @@
-import { ENDPOINT_ANNOTATION } from '../../src/functions/index.js';
 import type { KubeClient, KubeObject } from '../../src/kube/index.js';
 import { startFunction, type FunctionProcess } from '../functions/process.js';
 import { controlPlane, eventually } from './harness.js';
-import { apply, get, remove, startEngine, testApi, xrd, type RunningEngine, type XrObject } from './engine.js';
+import {
+  apply,
+  get,
+  installFunctionApi,
+  PROBE_STATUS,
+  remove,
+  startEngine,
+  testApi,
+  type RunningEngine,
+  type XrObject,
+} from './engine.js';
 
 // Bootstrap requirements (Crossplane v2.2): a Composition step's `requirements` are fetched and sent on the step's
 // first call. The probe never asks for the ConfigMap itself, so the loop calls it once: what it reports arrived with
@@ -31,52 +40,21 @@ describe('bootstrap requirements', function () {
     client = controlPlane().client();
     fn = await startFunction();
     running = await startEngine({ functionInsecure: true });
-    const definition = xrd(api) as KubeObject & { spec: { versions: { schema: unknown }[] } };
-    const schema = {
-      openAPIV3Schema: {
-        type: 'object',
-        properties: {
-          status: {
-            type: 'object',
-            properties: {
-              calls: { type: 'integer' },
-              required: {
-                type: 'array',
-                items: { type: 'object', nullable: true, 'x-kubernetes-preserve-unknown-fields': true },
-              },
-            },
+    await installFunctionApi(client, api, {
+      status: PROBE_STATUS,
+      fn: { name: 'bootstrap-probe', endpoint: fn.endpoint },
+      pipeline: [
+        {
+          step: 'read',
+          functionRef: { name: 'bootstrap-probe' },
+          requirements: {
+            requiredResources: [
+              { requirementName: 'settings', apiVersion: 'v1', kind: 'ConfigMap', name: 'bootstrap-settings' },
+            ],
           },
+          input: { apiVersion: 'probe.fn.compositor.test/v1', kind: 'Input', reportRequired: 'settings' },
         },
-      },
-    };
-    definition.spec.versions = definition.spec.versions.map((version) => ({ ...version, schema }));
-    await apply(client, definition);
-    await apply(client, {
-      apiVersion: 'pkg.crossplane.io/v1',
-      kind: 'Function',
-      metadata: { name: 'bootstrap-probe', annotations: { [ENDPOINT_ANNOTATION]: fn.endpoint } },
-      spec: { package: 'example.org/probe:v0.1.0' },
-    });
-    await apply(client, {
-      apiVersion: 'apiextensions.crossplane.io/v1',
-      kind: 'Composition',
-      metadata: { name: api.plural },
-      spec: {
-        compositeTypeRef: { apiVersion: api.apiVersion, kind: api.kind },
-        mode: 'Pipeline',
-        pipeline: [
-          {
-            step: 'read',
-            functionRef: { name: 'bootstrap-probe' },
-            requirements: {
-              requiredResources: [
-                { requirementName: 'settings', apiVersion: 'v1', kind: 'ConfigMap', name: 'bootstrap-settings' },
-              ],
-            },
-            input: { apiVersion: 'probe.fn.compositor.test/v1', kind: 'Input', reportRequired: 'settings' },
-          },
-        ],
-      },
+      ],
     });
     await apply(client, settings('first'));
   });

@@ -3,6 +3,7 @@ import { loadCrds } from '../../src/apis/index.js';
 import { createEngine, type Engine } from '../../src/engine/index.js';
 import { flagDefaults, type StartConfig } from '../../src/cli/flags.js';
 import { CONTENT_TYPE, Discovery, ensureCrds, isNotFound, KubeClient, type KubeObject } from '../../src/kube/index.js';
+import { ENDPOINT_ANNOTATION } from '../../src/functions/index.js';
 import { createMetrics, type Metrics } from '../../src/metrics/index.js';
 import { controlPlane, eventually } from './harness.js';
 
@@ -175,6 +176,52 @@ export function xrd(api: TestApi): KubeObject {
       ],
     },
   };
+}
+
+/** The status the probe function reports (its call count and the required resources it was sent), declared so the
+ * XR CRD, which keeps no unknown status fields as Crossplane's, does not refuse it. */
+export const PROBE_STATUS = {
+  type: 'object',
+  properties: {
+    calls: { type: 'integer' },
+    required: {
+      type: 'array',
+      items: { type: 'object', nullable: true, 'x-kubernetes-preserve-unknown-fields': true },
+    },
+  },
+};
+
+/**
+ * The API of a test that runs its own function process: the XRD (with `status` as its status schema, when given), a
+ * Function reached through the endpoint annotation, and a Pipeline Composition of `pipeline`.
+ */
+export async function installFunctionApi(
+  client: KubeClient,
+  api: TestApi,
+  options: { status?: object; fn: { name: string; endpoint: string; package?: string }; pipeline: unknown[] },
+): Promise<void> {
+  const definition = xrd(api) as KubeObject & { spec: { versions: { schema: unknown }[] } };
+  if (options.status) {
+    const schema = { openAPIV3Schema: { type: 'object', properties: { status: options.status } } };
+    definition.spec.versions = definition.spec.versions.map((version) => ({ ...version, schema }));
+  }
+  await apply(client, definition);
+  await apply(client, {
+    apiVersion: 'pkg.crossplane.io/v1',
+    kind: 'Function',
+    metadata: { name: options.fn.name, annotations: { [ENDPOINT_ANNOTATION]: options.fn.endpoint } },
+    spec: { package: options.fn.package ?? 'example.org/probe:v0.1.0' },
+  });
+  await apply(client, {
+    apiVersion: 'apiextensions.crossplane.io/v1',
+    kind: 'Composition',
+    metadata: { name: api.plural },
+    spec: {
+      compositeTypeRef: { apiVersion: api.apiVersion, kind: api.kind },
+      mode: 'Pipeline',
+      pipeline: options.pipeline,
+    },
+  });
 }
 
 /** A Composition of one ConfigMap whose data.image follows the XR's spec.image, then auto-ready. */

@@ -1,15 +1,14 @@
-import { ENDPOINT_ANNOTATION } from '../../src/functions/index.js';
 import type { KubeClient, KubeObject } from '../../src/kube/index.js';
 import { startFunction, type FunctionProcess } from '../functions/process.js';
 import { controlPlane, eventually } from './harness.js';
 import {
   apply,
   functions,
+  installFunctionApi,
   PT_FUNCTION,
   remove,
   startEngine,
   testApi,
-  xrd,
   type RunningEngine,
   type XrObject,
 } from './engine.js';
@@ -46,51 +45,38 @@ describe('EnvironmentConfigs as required resources', function () {
     fn = await startFunction();
     running = await startEngine({ functionInsecure: true });
     for (const f of functions()) await apply(client, f);
-    await apply(client, xrd(api));
-    await apply(client, {
-      apiVersion: 'pkg.crossplane.io/v1',
-      kind: 'Function',
-      metadata: { name: 'environment-probe', annotations: { [ENDPOINT_ANNOTATION]: fn.endpoint } },
-      spec: { package: 'example.org/probe:v0.1.0' },
-    });
-    await apply(client, {
-      apiVersion: 'apiextensions.crossplane.io/v1',
-      kind: 'Composition',
-      metadata: { name: api.plural },
-      spec: {
-        compositeTypeRef: { apiVersion: api.apiVersion, kind: api.kind },
-        mode: 'Pipeline',
-        pipeline: [
-          {
-            step: 'environment-configs',
-            functionRef: { name: 'environment-probe' },
-            input: {
-              apiVersion: 'probe.fn.compositor.test/v1',
-              kind: 'Input',
-              environment: { names: ['env-base'], matchLabels: { 'envcfg.compositor.test/selected': 'true' } },
-              ttlSeconds: 600,
-            },
+    await installFunctionApi(client, api, {
+      fn: { name: 'environment-probe', endpoint: fn.endpoint },
+      pipeline: [
+        {
+          step: 'environment-configs',
+          functionRef: { name: 'environment-probe' },
+          input: {
+            apiVersion: 'probe.fn.compositor.test/v1',
+            kind: 'Input',
+            environment: { names: ['env-base'], matchLabels: { 'envcfg.compositor.test/selected': 'true' } },
+            ttlSeconds: 600,
           },
-          {
-            step: 'patch-and-transform',
-            functionRef: { name: PT_FUNCTION },
-            input: {
-              apiVersion: 'pt.fn.crossplane.io/v1beta1',
-              kind: 'Resources',
-              resources: [
-                {
-                  name: 'settings',
-                  base: { apiVersion: 'v1', kind: 'ConfigMap', data: {} },
-                  patches: [
-                    { type: 'FromEnvironmentFieldPath', fromFieldPath: 'region', toFieldPath: 'data.region' },
-                    { type: 'FromEnvironmentFieldPath', fromFieldPath: 'tier', toFieldPath: 'data.tier' },
-                  ],
-                },
-              ],
-            },
+        },
+        {
+          step: 'patch-and-transform',
+          functionRef: { name: PT_FUNCTION },
+          input: {
+            apiVersion: 'pt.fn.crossplane.io/v1beta1',
+            kind: 'Resources',
+            resources: [
+              {
+                name: 'settings',
+                base: { apiVersion: 'v1', kind: 'ConfigMap', data: {} },
+                patches: [
+                  { type: 'FromEnvironmentFieldPath', fromFieldPath: 'region', toFieldPath: 'data.region' },
+                  { type: 'FromEnvironmentFieldPath', fromFieldPath: 'tier', toFieldPath: 'data.tier' },
+                ],
+              },
+            ],
           },
-        ],
-      },
+        },
+      ],
     });
     await apply(client, environmentConfig('env-base', { region: 'eu-north-1', tier: 'base' }));
     await apply(

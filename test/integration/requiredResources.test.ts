@@ -1,8 +1,17 @@
-import { ENDPOINT_ANNOTATION } from '../../src/functions/index.js';
 import type { KubeClient, KubeObject } from '../../src/kube/index.js';
 import { startFunction, type FunctionProcess } from '../functions/process.js';
 import { controlPlane, eventually } from './harness.js';
-import { apply, get, remove, startEngine, testApi, xrd, type RunningEngine, type XrObject } from './engine.js';
+import {
+  apply,
+  get,
+  installFunctionApi,
+  PROBE_STATUS,
+  remove,
+  startEngine,
+  testApi,
+  type RunningEngine,
+  type XrObject,
+} from './engine.js';
 
 // A function's required resources are watched: changing one reconciles the XRs that read it at once, long before
 // the function's TTL (10 minutes here) would.
@@ -29,54 +38,21 @@ describe('required resources', function () {
     client = controlPlane().client();
     fn = await startFunction();
     running = await startEngine({ functionInsecure: true });
-    const definition = xrd(api) as KubeObject & { spec: { versions: { schema: unknown }[] } };
-    // The probe reports what it was sent in status.required, which the default test schema would prune. The XR
-    // CRD keeps no unknown status fields (as Crossplane's), so the fields it writes are declared.
-    const schema = {
-      openAPIV3Schema: {
-        type: 'object',
-        properties: {
-          status: {
-            type: 'object',
-            properties: {
-              calls: { type: 'integer' },
-              required: {
-                type: 'array',
-                items: { type: 'object', nullable: true, 'x-kubernetes-preserve-unknown-fields': true },
-              },
-            },
+    await installFunctionApi(client, api, {
+      status: PROBE_STATUS,
+      fn: { name: 'required-probe', endpoint: fn.endpoint },
+      pipeline: [
+        {
+          step: 'read',
+          functionRef: { name: 'required-probe' },
+          input: {
+            apiVersion: 'probe.fn.compositor.test/v1',
+            kind: 'Input',
+            requireConfigMap: 'reader-settings',
+            ttlSeconds: 600,
           },
         },
-      },
-    };
-    definition.spec.versions = definition.spec.versions.map((version) => ({ ...version, schema }));
-    await apply(client, definition);
-    await apply(client, {
-      apiVersion: 'pkg.crossplane.io/v1',
-      kind: 'Function',
-      metadata: { name: 'required-probe', annotations: { [ENDPOINT_ANNOTATION]: fn.endpoint } },
-      spec: { package: 'example.org/probe:v0.1.0' },
-    });
-    await apply(client, {
-      apiVersion: 'apiextensions.crossplane.io/v1',
-      kind: 'Composition',
-      metadata: { name: api.plural },
-      spec: {
-        compositeTypeRef: { apiVersion: api.apiVersion, kind: api.kind },
-        mode: 'Pipeline',
-        pipeline: [
-          {
-            step: 'read',
-            functionRef: { name: 'required-probe' },
-            input: {
-              apiVersion: 'probe.fn.compositor.test/v1',
-              kind: 'Input',
-              requireConfigMap: 'reader-settings',
-              ttlSeconds: 600,
-            },
-          },
-        ],
-      },
+      ],
     });
     await apply(client, settings('first'));
   });

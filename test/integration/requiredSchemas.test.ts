@@ -1,10 +1,18 @@
 import { expect } from 'chai';
 import { fileURLToPath } from 'node:url';
-import { ENDPOINT_ANNOTATION } from '../../src/functions/index.js';
-import type { KubeClient, KubeObject } from '../../src/kube/index.js';
+import type { KubeClient } from '../../src/kube/index.js';
 import { startFunction, type FunctionProcess } from '../functions/process.js';
 import { controlPlane, eventually } from './harness.js';
-import { apply, get, remove, startEngine, testApi, xrd, type RunningEngine, type XrObject } from './engine.js';
+import {
+  apply,
+  get,
+  installFunctionApi,
+  remove,
+  startEngine,
+  testApi,
+  type RunningEngine,
+  type XrObject,
+} from './engine.js';
 
 // Required schemas (Crossplane v2.2) end to end: a function-python script, run by the stand-in SDK, asks for the
 // ConfigMap schema with response.require_schema and reads it with request.get_required_schema. compositor serves it
@@ -47,33 +55,22 @@ describe('required schemas', function () {
     client = controlPlane().client();
     fn = await startFunction(SCENARIO_FUNCTION);
     running = await startEngine({ functionInsecure: true });
-    const definition = xrd(api) as KubeObject & { spec: { versions: { schema: unknown }[] } };
     const flags = ['received', 'hasData', 'flattened', 'unknownIsNone'];
     const status = { type: 'object', properties: Object.fromEntries(flags.map((f) => [f, { type: 'boolean' }])) };
-    const schema = { openAPIV3Schema: { type: 'object', properties: { status } } };
-    definition.spec.versions = definition.spec.versions.map((version) => ({ ...version, schema }));
-    await apply(client, definition);
-    await apply(client, {
-      apiVersion: 'pkg.crossplane.io/v1',
-      kind: 'Function',
-      metadata: { name: 'function-python-schemas', annotations: { [ENDPOINT_ANNOTATION]: fn.endpoint } },
-      spec: { package: 'xpkg.crossplane.io/crossplane-contrib/function-python:v0.6.0' },
-    });
-    await apply(client, {
-      apiVersion: 'apiextensions.crossplane.io/v1',
-      kind: 'Composition',
-      metadata: { name: api.plural },
-      spec: {
-        compositeTypeRef: { apiVersion: api.apiVersion, kind: api.kind },
-        mode: 'Pipeline',
-        pipeline: [
-          {
-            step: 'read-schema',
-            functionRef: { name: 'function-python-schemas' },
-            input: { apiVersion: 'python.fn.crossplane.io/v1beta1', kind: 'Script', script: SCRIPT },
-          },
-        ],
+    await installFunctionApi(client, api, {
+      status,
+      fn: {
+        name: 'function-python-schemas',
+        endpoint: fn.endpoint,
+        package: 'xpkg.crossplane.io/crossplane-contrib/function-python:v0.6.0',
       },
+      pipeline: [
+        {
+          step: 'read-schema',
+          functionRef: { name: 'function-python-schemas' },
+          input: { apiVersion: 'python.fn.crossplane.io/v1beta1', kind: 'Script', script: SCRIPT },
+        },
+      ],
     });
   });
 
