@@ -26,6 +26,8 @@ export interface Applied {
   wrote: boolean;
   /** What those writes returned, for those whose echo is tracked: the next look waits for their echoes. */
   written: ComposedObject[];
+  /** What each write returned, by resource name (what the next reconcile would observe). */
+  returned: Map<string, ComposedObject>;
 }
 
 /** The composed resources of an XR as the reconciler reads, applies and deletes them. */
@@ -46,7 +48,7 @@ export interface ComposedResources {
     desired: readonly { name: string }[],
     signal: AbortSignal,
   ): Promise<void>;
-  /** Deletes composed resources (foreground, with a uid precondition); throws the first failure in their order. */
+  /** Deletes composed resources (in the background, with a uid precondition); throws the first failure in their order. */
   delete(xr: Xr, doomed: readonly (readonly [string, ComposedObject])[], signal: AbortSignal): Promise<void>;
 }
 
@@ -103,6 +105,7 @@ export class ComposedClient implements ComposedResources {
   ): Promise<Applied> {
     const changed = desired.filter(({ name, object }) => !isApplied(object, observed.get(name)));
     const written: ComposedObject[] = [];
+    const returned = new Map<string, ComposedObject>();
     const invalid = await mapLimited(
       changed,
       this.limit,
@@ -113,6 +116,7 @@ export class ComposedClient implements ComposedResources {
           const result = await serverSideApply(this.options, object, { fieldManager, signal, trackEcho });
           await this.releasePreviousOwner(xr, result, { signal, trackEcho });
           if (trackEcho) written.push(result);
+          returned.set(name, result);
           return false;
         } catch (err) {
           if (!(err instanceof ApiError) || err.status !== 422) throw err;
@@ -124,7 +128,7 @@ export class ComposedClient implements ComposedResources {
       { signal },
     );
     const unsynced = changed.filter((_, i) => invalid[i]).map((d) => d.name);
-    return { unsynced, wrote: changed.length > 0, written };
+    return { unsynced, wrote: changed.length > 0, written, returned };
   }
 
   async collectGarbage(
@@ -178,11 +182,15 @@ export class ComposedClient implements ComposedResources {
     const { client, discovery } = this.options;
     const path = await discovery.path(object.apiVersion, object.kind, object.metadata.name, object.metadata.namespace);
     try {
+      // Background, not Foreground: a foreground deletion only marks the object (deletionTimestamp and the
+      // foregroundDeletion finalizer) and leaves its removal to kube-controller-manager's garbage collector, so an XR's
+      // deletion would wait on another controller's health (forever on a control plane without one). The object's own
+      // finalizers still hold it, a nested XR's included; its dependents are collected after it, as under Crossplane.
       await client.request('DELETE', path, {
         body: {
           apiVersion: 'v1',
           kind: 'DeleteOptions',
-          propagationPolicy: 'Foreground',
+          propagationPolicy: 'Background',
           preconditions: { uid: object.metadata.uid },
         },
         signal,
