@@ -26,8 +26,6 @@ export interface Applied {
   wrote: boolean;
   /** What those writes returned, for those whose echo is tracked: the next look waits for their echoes. */
   written: ComposedObject[];
-  /** What each write returned, by resource name (what the next reconcile would observe). */
-  returned: Map<string, ComposedObject>;
 }
 
 /** The composed resources of an XR as the reconciler reads, applies and deletes them. */
@@ -105,7 +103,6 @@ export class ComposedClient implements ComposedResources {
   ): Promise<Applied> {
     const changed = desired.filter(({ name, object }) => !isApplied(object, observed.get(name)));
     const written: ComposedObject[] = [];
-    const returned = new Map<string, ComposedObject>();
     const invalid = await mapLimited(
       changed,
       this.limit,
@@ -116,7 +113,6 @@ export class ComposedClient implements ComposedResources {
           const result = await serverSideApply(this.options, object, { fieldManager, signal, trackEcho });
           await this.releasePreviousOwner(xr, result, { signal, trackEcho });
           if (trackEcho) written.push(result);
-          returned.set(name, result);
           return false;
         } catch (err) {
           if (!(err instanceof ApiError) || err.status !== 422) throw err;
@@ -128,7 +124,7 @@ export class ComposedClient implements ComposedResources {
       { signal },
     );
     const unsynced = changed.filter((_, i) => invalid[i]).map((d) => d.name);
-    return { unsynced, wrote: changed.length > 0, written, returned };
+    return { unsynced, wrote: changed.length > 0, written };
   }
 
   async collectGarbage(
