@@ -220,7 +220,7 @@ describe('charts/compositor', function () {
       expect(only(manifests, 'ServiceAccount', 'compositor').metadata.namespace).to.equal(NAMESPACE);
     });
 
-    it('grants Functions, FunctionRevisions and DeploymentRuntimeConfigs with their status, and no namespaced Role', () => {
+    it('grants Functions, FunctionRevisions and DeploymentRuntimeConfigs with their status, and the runtime by a Role in its namespace', () => {
       const system = only(manifests, 'ClusterRole', 'compositor:system');
       const pkg = (system.rules ?? []).find((rule) => rule.apiGroups.includes('pkg.crossplane.io'));
       expect(pkg?.resources).to.include.members([
@@ -231,7 +231,15 @@ describe('charts/compositor', function () {
         'deploymentruntimeconfigs',
       ]);
       expect(pkg?.resources).not.to.include('*');
-      expect(find(manifests, 'Role')).to.equal(undefined);
+      // --package-runtime=Deployment is the default: Deployments, Services, ServiceAccounts and Secrets, here only.
+      expect(only(manifests, 'Role', 'compositor:packages').metadata.namespace).to.equal(NAMESPACE);
+      expect(container(manifests).args).to.include('--package-runtime=Deployment');
+    });
+
+    it('with packageRuntime External, grants no namespaced Role', async () => {
+      const external = await render('--set', 'functions.packageRuntime=External');
+      expect(find(external, 'Role')).to.equal(undefined);
+      expect(container(external).args).to.include('--package-runtime=External');
     });
 
     it('renders no CRD from templates (helm installs crds/ first)', () => {

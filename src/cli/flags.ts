@@ -238,9 +238,9 @@ export const START_FLAGS: readonly FlagDefinition[] = [
     name: 'package-runtime',
     key: 'packageRuntime',
     kind: 'packageRuntime',
-    default: 'External',
+    default: 'Deployment',
     description:
-      "How Function packages (pkg.crossplane.io/v1 Functions) run. Deployment: compositor runs each one as Crossplane's package manager does (FunctionRevisions, a Deployment, Service and ServiceAccount in compositor's namespace, --leader-election-namespace) and calls it over mTLS with certificates it generates; a Function annotated compositor.crossplane.io/endpoint is still called there. External: something else runs them (Crossplane's package manager), compositor only calls them with the certificate in --function-tls-dir.",
+      "How Function packages (pkg.crossplane.io/v1 Functions) run. Deployment: compositor runs each one as Crossplane's package manager does (FunctionRevisions, a Deployment, Service and ServiceAccount in compositor's namespace, --leader-election-namespace) and calls it over mTLS with certificates it generates; a Function annotated compositor.crossplane.io/endpoint is still called there. External: something else runs them (Crossplane's package manager, which must then be the only one), compositor only calls them with the certificate in --function-tls-dir.",
   },
   {
     name: 'builtin-functions',

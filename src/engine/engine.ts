@@ -9,6 +9,11 @@ export interface EngineParts {
   /** The event recorder: its pending writes are flushed once the controllers stopped. */
   events: { flush(): Promise<void> };
   /**
+   * With --package-runtime=Deployment: compositor's client certificate for the functions it runs, issued and renewed
+   * on shard 0, read on the others; its start never fails (it retries with backoff).
+   */
+  clientTls?: Lifecycle;
+  /**
    * With --package-runtime=Deployment, on shard 0: the Function package controller, which runs the functions'
    * Deployments and issues the certificates the function caller uses; before it.
    */
@@ -53,6 +58,7 @@ export class Engine implements Runnable {
     this.parts = [
       options.informers,
       flush,
+      ...(options.clientTls ? [options.clientTls] : []),
       ...(options.packages ? [options.packages] : []),
       options.functions,
       ...(options.nop ? [options.nop] : []),

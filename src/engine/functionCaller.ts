@@ -48,10 +48,19 @@ export interface FunctionCallerOptions {
   config: FunctionCallerConfig;
   metrics: Metrics;
   log: Logger;
-  /** With --package-runtime=Deployment: the package controller's client certificate and the CA it trusts. */
-  packageTls?: () => Promise<TlsBundle>;
+  /**
+   * With --package-runtime=Deployment: compositor's client certificate and the CA it trusts, as last loaded (a new
+   * object when renewed), and why there is none yet.
+   */
+  packageTls?: PackageTls;
   /** Test only: dial these addresses for these endpoints (GrpcRunnerDeps.dialOverrides, docs/testing.md). */
   dialOverrides?: Readonly<Record<string, string>>;
+}
+
+/** Where the client certificate for the functions compositor runs comes from (packages' ClientCertificate). */
+export interface PackageTls {
+  current(): TlsBundle | undefined;
+  problem(): string;
 }
 
 /** A Function something other than compositor runs: one with an explicit endpoint, or every one when External. */
@@ -76,8 +85,11 @@ export class FunctionCaller implements Lifecycle {
   private functionRevisionLease: InformerLease | undefined;
   private grpc: GrpcFunctionRunner | undefined;
   private credentials: ChannelCredentials | Error | undefined;
-  /** Credentials for the functions compositor runs: its client certificate, trusting its own CA. */
-  private packageCredentials: ChannelCredentials | Error | undefined;
+  /**
+   * Credentials for the functions compositor runs (its client certificate, trusting its own CA) and the bundle they
+   * were made of: a renewed bundle makes new credentials, and the gRPC runner reopens channels made with the old.
+   */
+  private packageCredentials: { bundle: TlsBundle; credentials: ChannelCredentials } | undefined;
 
   constructor(private readonly options: FunctionCallerOptions) {}
 
@@ -91,9 +103,6 @@ export class FunctionCaller implements Lifecycle {
         { error: this.credentials.message },
         `no function client certificate in --function-tls-dir: ${which} cannot be called (use --function-insecure for plaintext)`,
       );
-    }
-    if (this.packageCredentials instanceof Error) {
-      log.warn({ error: this.packageCredentials.message }, 'no client certificate for the functions compositor runs');
     }
     this.functionLease = await informers.acquire(FUNCTION.apiVersion, FUNCTION.kind);
     this.functionRevisionLease = await informers
@@ -139,15 +148,24 @@ export class FunctionCaller implements Lifecycle {
   }
 
   private async loadCredentials(): Promise<void> {
-    const { config, packageTls } = this.options;
+    const { config } = this.options;
     this.credentials = config.functionInsecure
       ? insecureCredentials()
       : await mtlsCredentials(config.functionTlsDir).catch((err: unknown) => err as Error);
-    if (config.packageRuntime !== 'Deployment' || packageTls === undefined) return;
-    this.packageCredentials = await packageTls().then(
-      (tls) => credentials.createSsl(Buffer.from(tls.ca), Buffer.from(tls.key), Buffer.from(tls.cert)),
-      (err: unknown) => new Error('cannot load the package client certificate', { cause: err }),
-    );
+  }
+
+  /** The credentials of the current client certificate, made anew when it was renewed; an Error while there is none. */
+  private packageCredentialsNow(): ChannelCredentials | Error {
+    const { packageTls } = this.options;
+    const bundle = packageTls?.current();
+    if (packageTls === undefined || bundle === undefined) {
+      return new Error(packageTls?.problem() ?? 'no client certificate for the functions compositor runs');
+    }
+    if (this.packageCredentials?.bundle !== bundle) {
+      const made = credentials.createSsl(Buffer.from(bundle.ca), Buffer.from(bundle.key), Buffer.from(bundle.cert));
+      this.packageCredentials = { bundle, credentials: made };
+    }
+    return this.packageCredentials.credentials;
   }
 
   private getFunction(name: string): Promise<FunctionObject | undefined> {
@@ -162,11 +180,11 @@ export class FunctionCaller implements Lifecycle {
     const fn = await this.getFunction(call.functionName);
     const external = fn === undefined || runsExternally(fn, this.options.config.packageRuntime);
     if (!external) this.checkServed(fn, call.step);
-    const creds = external ? this.credentials : this.packageCredentials;
+    const creds = external ? this.credentials : this.packageCredentialsNow();
     if (!creds || creds instanceof Error) {
       const why = creds === undefined ? 'not started' : creds.message;
-      const fix = external ? 'mount the client certificate or use --function-insecure' : 'see the log';
-      throw new FunctionCallError(call.functionName, call.step, `${why}; ${fix}`);
+      const fix = external ? '; mount the client certificate or use --function-insecure' : '';
+      throw new FunctionCallError(call.functionName, call.step, `${why}${fix}`);
     }
     return this.grpcRunner().run(call);
   };
@@ -183,8 +201,9 @@ export class FunctionCaller implements Lifecycle {
         r.spec?.desiredState === 'Active' &&
         r.status?.conditions?.some((c) => c.type === 'RuntimeHealthy' && c.status === 'True') === true,
     );
-    if (serving) return;
     const healthy = (fn as PackagedFunction).status?.conditions?.find((c) => c.type === 'Healthy');
+    // The Function mirrors its current revision: its Healthy True may reach this cache before the revision's does.
+    if (serving || healthy?.status === 'True') return;
     const detail =
       healthy === undefined
         ? 'compositor has not installed it yet'
@@ -209,11 +228,14 @@ export class FunctionCaller implements Lifecycle {
     return this.grpc;
   }
 
-  /** The credentials runRemote checked: compositor's own for the functions it runs, --function-tls-dir's otherwise. */
+  /**
+   * The credentials runRemote checked: compositor's own for the functions it runs (the current ones: the runner
+   * reopens a channel when they change), --function-tls-dir's otherwise.
+   */
   private credentialsOf(name: string): ChannelCredentials {
     const fn = this.functionLease?.informer.store.get(name) as FunctionObject | undefined;
     const external = fn === undefined || runsExternally(fn, this.options.config.packageRuntime);
-    const creds = external ? this.credentials : this.packageCredentials;
+    const creds = external ? this.credentials : this.packageCredentialsNow();
     if (creds === undefined || creds instanceof Error) throw creds ?? new Error('not started');
     return creds;
   }

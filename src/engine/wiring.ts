@@ -12,7 +12,7 @@ import { builtinFunctions, builtinNameOf, type FunctionRunner } from '../functio
 import { Discovery, EventRecorder, type KubeClient } from '../kube/index.js';
 import { NopProvider, type ManagedControllerSettings } from '../managed/index.js';
 import type { Metrics } from '../metrics/index.js';
-import { FunctionPackageController } from '../packages/index.js';
+import { ClientCertificate, FunctionPackageController, TlsSecrets } from '../packages/index.js';
 import { InformerRegistry, shardFilter } from '../watch/index.js';
 import type { EngineConfig } from './config.js';
 import { Engine } from './engine.js';
@@ -55,20 +55,25 @@ export function createEngine(options: EngineOptions): Engine {
   const shared: Shared = { ...options, discovery, informers, events: new EventRecorder({ client, logger: log }) };
   // Sharded (docs/scaling.md), shard 0 also does the cluster-wide work, which must not be done twice.
   const clusterWide = config.shardIndex === 0;
-  // The other shards only read the certificates shard 0's package controller keeps: they never start it.
-  const packages = config.packageRuntime === 'Deployment' ? packageController(shared) : undefined;
+  // Shard 0 runs the package controller and issues the client certificate; the other shards only read it.
+  const runsPackages = config.packageRuntime === 'Deployment';
+  const secrets = new TlsSecrets({ client, namespace: config.leaderElectionNamespace });
+  const clientTls = runsPackages
+    ? new ClientCertificate({ secrets, namespace: config.leaderElectionNamespace, issue: clusterWide, logger: log })
+    : undefined;
   const functions = new FunctionCaller({
     informers,
     config,
     metrics,
     log,
-    packageTls: packages && (() => packages.clientTls()),
+    packageTls: clientTls,
     dialOverrides: options.functionDialOverrides,
   });
   return new Engine({
     informers,
     events: shared.events,
-    packages: clusterWide ? packages : undefined,
+    clientTls,
+    packages: clusterWide && runsPackages ? packageController(shared, secrets) : undefined,
     functions,
     nop: config.enableNopProvider ? nopProvider(shared) : undefined,
     revisions: clusterWide ? revisionController(shared) : undefined,
@@ -96,11 +101,12 @@ export function managedSettings(config: EngineConfig): ManagedControllerSettings
  * election Lease (the chart sets the release namespace). Built-in functions get no Deployment; a Function with an
  * explicit endpoint is left to whatever serves it there.
  */
-function packageController(shared: Shared): FunctionPackageController {
+function packageController(shared: Shared, secrets: TlsSecrets): FunctionPackageController {
   const { client, informers, log, config } = shared;
   const builtins = new Set(builtinFunctions().keys());
   return new FunctionPackageController({
     client,
+    secrets,
     namespace: config.leaderElectionNamespace,
     logger: log,
     informers,

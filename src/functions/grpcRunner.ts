@@ -13,9 +13,11 @@ import type { RunFunctionResponse } from './types.js';
 export interface GrpcRunnerDeps {
   resolveEndpoint: EndpointResolver;
   /**
-   * The credentials of a function's channel, taken when the channel to its endpoint opens: one for every function,
-   * or chosen per function (those compositor runs trust its own CA, the others --function-tls-dir). A function whose
-   * credentials cannot be had throws here; its call fails naming the endpoint.
+   * The credentials of a function's channel: one for every function, or chosen per function and asked on every call
+   * (those compositor runs trust its own CA, the others --function-tls-dir). When they are another object than the
+   * channel to the endpoint was opened with (a renewed certificate or CA), that channel is closed and a new one opened;
+   * calls in flight on it finish. A function whose credentials cannot be had throws here; its call fails naming the
+   * endpoint.
    */
   credentials: ChannelCredentials | ((functionName: string) => ChannelCredentials);
   /**
@@ -50,7 +52,7 @@ const CHANNEL_OPTIONS = {
 const sleepReal = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class GrpcFunctionRunner implements FunctionRunner {
-  private readonly clients = new Map<string, Client>();
+  private readonly clients = new Map<string, { client: Client; credentials: ChannelCredentials }>();
 
   constructor(private readonly deps: GrpcRunnerDeps) {}
 
@@ -77,24 +79,24 @@ export class GrpcFunctionRunner implements FunctionRunner {
 
   /** Closes every pooled channel; later calls open new ones. */
   close(): void {
-    for (const client of this.clients.values()) client.close();
+    for (const { client } of this.clients.values()) client.close();
     this.clients.clear();
   }
 
   private client(endpoint: string, functionName: string): Client {
-    let client = this.clients.get(endpoint);
-    if (client === undefined) {
-      const { credentials, dialOverrides } = this.deps;
-      const creds = typeof credentials === 'function' ? credentials(functionName) : credentials;
-      const address = dialOverrides?.[endpoint];
-      const host = targetHost(endpoint);
-      const options =
-        address === undefined
-          ? CHANNEL_OPTIONS
-          : { ...CHANNEL_OPTIONS, 'grpc.ssl_target_name_override': host, 'grpc.default_authority': host };
-      client = new Client(address ?? endpoint, creds, options);
-      this.clients.set(endpoint, client);
-    }
+    const { credentials, dialOverrides } = this.deps;
+    const creds = typeof credentials === 'function' ? credentials(functionName) : credentials;
+    const pooled = this.clients.get(endpoint);
+    if (pooled?.credentials === creds) return pooled.client;
+    pooled?.client.close();
+    const address = dialOverrides?.[endpoint];
+    const host = targetHost(endpoint);
+    const options =
+      address === undefined
+        ? CHANNEL_OPTIONS
+        : { ...CHANNEL_OPTIONS, 'grpc.ssl_target_name_override': host, 'grpc.default_authority': host };
+    const client = new Client(address ?? endpoint, creds, options);
+    this.clients.set(endpoint, { client, credentials: creds });
     return client;
   }
 

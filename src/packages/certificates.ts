@@ -22,7 +22,7 @@ export const LEAF_VALIDITY_MS = 365 * DAY_MS;
 /** A leaf certificate is reissued once less than this is left of it. */
 export const RENEW_BEFORE_MS = 30 * DAY_MS;
 
-/** PEM text of one certificate and its PKCS#8 private key. */
+/** PEM text of one certificate and its PKCS#1 private key. */
 export interface KeyPair {
   cert: string;
   key: string;
@@ -40,9 +40,12 @@ async function newKeys(): Promise<CryptoKeyPair> {
   return webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify']);
 }
 
+/** PKCS#1 PEM ("RSA PRIVATE KEY"), the form Crossplane writes and the only one it reads its CA key in. */
 async function keyPem(key: CryptoKey): Promise<string> {
-  const der = await webcrypto.subtle.exportKey('pkcs8', key);
-  return x509.PemConverter.encode(der, 'PRIVATE KEY');
+  const der = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', key));
+  return createPrivateKey({ key: der, format: 'der', type: 'pkcs8' })
+    .export({ type: 'pkcs1', format: 'pem' })
+    .toString();
 }
 
 /** Imports a PEM private key, PKCS#1 (as Crossplane writes its CA) or PKCS#8, for signing. */
@@ -115,7 +118,7 @@ export function dnsNamesOf(pem: string): string[] {
 
 /**
  * Whether a leaf certificate must be (re)issued: unreadable, not signed by `caPem`, naming other DNS names, or within
- * RENEW_BEFORE_MS of expiry.
+ * RENEW_BEFORE_MS of expiry (renewAt included).
  */
 export async function needsReissue(
   leafPem: string | undefined,
@@ -128,7 +131,7 @@ export async function needsReissue(
     const leaf = new x509.X509Certificate(leafPem);
     const ca = new x509.X509Certificate(caPem);
     if (!(await leaf.verify({ publicKey: ca.publicKey, signatureOnly: true }))) return true;
-    if (leaf.notAfter.getTime() - now.getTime() < RENEW_BEFORE_MS) return true;
+    if (leaf.notAfter.getTime() - now.getTime() <= RENEW_BEFORE_MS) return true;
     return [...dnsNamesOf(leafPem)].sort().join(',') !== [...dnsNames].sort().join(',');
   } catch {
     return true;

@@ -8,18 +8,12 @@ import type { Logger } from 'pino';
 import type { Subscription } from 'rxjs';
 import { CONTENT_TYPE, getIfExists, isNotFound, type KubeClient } from '../kube/index.js';
 import type { InformerLease, InformerRegistry } from '../watch/index.js';
+import { errorMessage } from '../base/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
 import { health, installed, mergeConditions, packageHealth, sameConditions } from './conditions.js';
-import {
-  CLIENT_SECRET,
-  FUNCTION,
-  FUNCTION_REVISION,
-  LABEL_PARENT_PACKAGE,
-  revisionName,
-  serverSecretName,
-} from './names.js';
+import { FUNCTION, FUNCTION_REVISION, LABEL_PARENT_PACKAGE, revisionName, serverSecretName } from './names.js';
 import { FunctionRuntime } from './runtime.js';
-import { TlsSecrets, type TlsBundle } from './secrets.js';
+import { TlsSecrets } from './secrets.js';
 import type { Condition, FunctionPackage, FunctionRevision } from './types.js';
 
 const FUNCTIONS = '/apis/pkg.crossplane.io/v1/functions';
@@ -37,6 +31,8 @@ export interface FunctionPackageControllerOptions {
   isExternal?: (fn: FunctionPackage) => boolean;
   /** The shared informers: a Function change starts a pass at once. Without them Functions are listed per pass. */
   informers?: InformerRegistry;
+  /** The TLS Secrets, shared with the client certificate's keeper so one process makes one CA. */
+  secrets?: TlsSecrets;
   /** Between passes while a Function's runtime is not healthy. Default 5s. */
   resyncMs?: number;
   /** Between passes once every runtime is healthy. Default 1m. */
@@ -49,8 +45,7 @@ export interface FunctionPackageControllerOptions {
  *
  * @example
  * const packages = new FunctionPackageController({ client, namespace: 'crossplane-system', logger });
- * await packages.start(signal); // client certificate ready, first pass done
- * const tls = await packages.clientTls(); // for the function runner's credentials
+ * await packages.start(); // first pass done
  * await packages.stop(AbortSignal.timeout(30_000));
  */
 export class FunctionPackageController implements Lifecycle {
@@ -60,7 +55,6 @@ export class FunctionPackageController implements Lifecycle {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private readonly abort = new AbortController();
-  private client: TlsBundle | undefined;
   private lease: InformerLease | undefined;
   private subscription: Subscription | undefined;
   /** A pass was asked for while one ran: run another once it ends. */
@@ -69,19 +63,17 @@ export class FunctionPackageController implements Lifecycle {
   private settled = false;
 
   constructor(private readonly options: FunctionPackageControllerOptions) {
-    this.secrets = new TlsSecrets({ client: options.client, namespace: options.namespace, now: options.now });
+    this.secrets =
+      options.secrets ?? new TlsSecrets({ client: options.client, namespace: options.namespace, now: options.now });
     this.runtime = new FunctionRuntime({ client: options.client, namespace: options.namespace, secrets: this.secrets });
   }
 
   /**
-   * Ensures the CA and compositor's client certificate, syncs the Function cache, runs one pass, then passes on every
-   * Function change and on the resync timer.
+   * Syncs the Function cache, runs one pass, then passes on every Function change and on the resync timer. Never
+   * fails for a Function it cannot run yet (its Healthy condition and the log say why): the engine must start even
+   * where the Secrets or runtime objects cannot be written yet (no namespace, missing rights), and passes retry.
    */
-  async start(signal?: AbortSignal): Promise<void> {
-    this.client = await this.secrets.ensureLeaf(
-      { name: CLIENT_SECRET, dnsNames: ['crossplane'], usage: 'client' },
-      signal,
-    );
+  async start(): Promise<void> {
     if (this.options.informers) {
       this.lease = await this.options.informers.acquire(FUNCTION.apiVersion, FUNCTION.kind);
       await this.lease.informer.waitForSync();
@@ -140,15 +132,6 @@ export class FunctionPackageController implements Lifecycle {
     this.lease = undefined;
   }
 
-  /** compositor's client certificate and the CA it trusts; available once started. */
-  async clientTls(): Promise<TlsBundle> {
-    this.client = await this.secrets.ensureLeaf(
-      { name: CLIENT_SECRET, dnsNames: ['crossplane'], usage: 'client' },
-      this.abort.signal,
-    );
-    return this.client;
-  }
-
   /** One pass over every Function; a failure of one is logged and does not stop the others. */
   async pass(): Promise<void> {
     const signal = this.abort.signal;
@@ -159,17 +142,29 @@ export class FunctionPackageController implements Lifecycle {
     let settled = items !== undefined;
     for (const fn of items ?? []) {
       if (signal.aborted) return;
-      const done = await this.reconcile(fn, signal).catch((err: unknown) => {
-        const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
-        this.options.logger.warn(
-          { controller: this.name, function: fn.metadata.name, err: `${String(err)}${cause}` },
-          'reconcile failed',
-        );
+      const done = await this.reconcile(fn, signal).catch(async (err: unknown) => {
+        await this.reportFailure(fn, err, signal);
         return false;
       });
       settled &&= done;
     }
     this.settled = settled;
+  }
+
+  /**
+   * A Function whose pass failed says so in its Healthy condition (so XRs that need it quote the reason) and in the
+   * log; the next pass retries it.
+   */
+  private async reportFailure(fn: FunctionPackage, err: unknown, signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return;
+    const message = errorMessage(err, { cause: true });
+    this.options.logger.warn({ controller: this.name, function: fn.metadata.name, err: message }, 'reconcile failed');
+    await this.writeFunctionStatus(fn, [health('Healthy', false, message)], {}, signal).catch((writeErr: unknown) => {
+      this.options.logger.debug(
+        { controller: this.name, function: fn.metadata.name, err: errorMessage(writeErr) },
+        'cannot write Function status',
+      );
+    });
   }
 
   private async listFunctions(signal: AbortSignal): Promise<FunctionPackage[]> {

@@ -2,10 +2,18 @@
 // Deployment, Service and ServiceAccount in compositor's namespace, and mTLS certificates from compositor's own CA.
 export * from './names.js';
 export * from './certificates.js';
-export { buildDeployment, buildService, buildServiceAccount, podSelector, revisionOwner } from './manifests.js';
+export {
+  buildDeployment,
+  buildService,
+  buildServiceAccount,
+  podSelector,
+  revisionOwner,
+  SERVER_CERT_ANNOTATION,
+} from './manifests.js';
 export type { Manifest, RuntimeInput } from './manifests.js';
 export type * from './types.js';
 export { FunctionPackageController, type FunctionPackageControllerOptions } from './controller.js';
 export { TlsSecrets, FIELD_MANAGER, type TlsBundle } from './secrets.js';
+export { ClientCertificate, type ClientCertificateOptions } from './clientCertificate.js';
 export { deploymentHealth } from './runtime.js';
 export { packageHealth } from './conditions.js';

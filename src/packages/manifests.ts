@@ -30,7 +30,15 @@ export interface RuntimeInput {
   revision: FunctionRevision;
   namespace: string;
   runtimeConfig?: DeploymentRuntimeConfig;
+  /**
+   * A digest of the server certificate in the mounted Secret. It is a pod template annotation, so a renewed
+   * certificate rolls the pods: functions read their certificate once, when they start.
+   */
+  serverCertDigest?: string;
 }
+
+/** The pod template annotation holding RuntimeInput.serverCertDigest. */
+export const SERVER_CERT_ANNOTATION = 'compositor.crossplane.io/tls-server-certificate';
 
 /** Non-root with a read-only root filesystem: what compositor runs a function as unless the runtime config says. */
 const RUN_AS = 2000;
@@ -159,6 +167,9 @@ export function buildDeployment(input: RuntimeInput, serviceAccount: string): Ma
   applyDefaults(spec, pod, runtime, serviceAccount);
   const podMeta = (podTemplate.metadata ?? {}) as Obj;
   applyRequired(revision, { spec, podMeta, pod, runtime });
+  if (input.serverCertDigest !== undefined) {
+    podMeta.annotations = { ...(podMeta.annotations ?? {}), [SERVER_CERT_ANNOTATION]: input.serverCertDigest };
+  }
   spec.template = { ...podTemplate, metadata: podMeta, spec: pod };
   return {
     apiVersion: 'apps/v1',

@@ -51,9 +51,22 @@ export function revisionName(functionName: string, pkg: string): string {
   return dnsLabel(`${functionName.slice(0, 50)}-${packageDigest(pkg).slice(0, 12)}`);
 }
 
-/** The Secret holding a Function's server certificate: `<function>-tls-server`. */
+const TLS_SERVER_SUFFIX = '-tls-server';
+
+/**
+ * The Secret holding a Function's server certificate: `<function>-tls-server`, the name cut so the whole fits a
+ * Secret's 253 characters, as upstream's GetSecretNameWithSuffix.
+ */
 export function serverSecretName(functionName: string): string {
-  return dnsLabel(`${functionName}-tls-server`);
+  return `${functionName.slice(0, 253 - TLS_SERVER_SUFFIX.length)}${TLS_SERVER_SUFFIX}`;
+}
+
+/**
+ * The DNS name of compositor's client certificate: `<service account>.<namespace>` as Crossplane's init names its
+ * own, with Crossplane's default service account name (functions check only that the CA signed it).
+ */
+export function clientDnsNames(namespace: string): string[] {
+  return [`crossplane.${namespace}`];
 }
 
 /** The DNS names a Service answers to inside the cluster: the SANs of its function's server certificate. */

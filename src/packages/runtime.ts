@@ -1,7 +1,15 @@
 // One active revision's runtime: its runtime config (the `default` one created when absent), the server certificate
 // Secret, ServiceAccount, Deployment and Service in compositor's namespace, and the Deployment's health.
+import { createHash } from 'node:crypto';
 import { CONTENT_TYPE, getIfExists, isNotFound, type KubeClient } from '../kube/index.js';
-import { buildDeployment, buildService, buildServiceAccount, type Manifest } from './manifests.js';
+import {
+  buildDeployment,
+  buildService,
+  buildServiceAccount,
+  revisionOwner,
+  type Manifest,
+  type RuntimeInput,
+} from './manifests.js';
 import { DEFAULT_RUNTIME_CONFIG, dnsNamesForService, RUNTIME_CONFIG, serviceEndpoint } from './names.js';
 import { FIELD_MANAGER, type TlsSecrets } from './secrets.js';
 import type { DeploymentRuntimeConfig, FunctionRevision } from './types.js';
@@ -76,14 +84,15 @@ export class FunctionRuntime {
    */
   async ensure(revision: FunctionRevision, signal?: AbortSignal): Promise<RuntimeResult> {
     const { namespace, secrets } = this.options;
-    const input = { revision, namespace, runtimeConfig: await this.runtimeConfig(revision, signal) };
+    const input: RuntimeInput = { revision, namespace, runtimeConfig: await this.runtimeConfig(revision, signal) };
     const service = buildService(input);
-    const owner = revision.metadata.ownerReferences?.find((o) => o.controller === true);
     const serverSecret = revision.spec.tlsServerSecretName;
     if (serverSecret !== undefined) {
+      // Controlled by the active revision, as upstream's TLSServerSecret: it moves to the next one on upgrade.
       const sans = dnsNamesForService(service.metadata.name, namespace);
-      const leafOwner = owner && { ...owner, controller: false };
-      await secrets.ensureLeaf({ name: serverSecret, dnsNames: sans, usage: 'server', owner: leafOwner }, signal);
+      const owner = revisionOwner(revision);
+      const leaf = await secrets.ensureLeaf({ name: serverSecret, dnsNames: sans, usage: 'server', owner }, signal);
+      input.serverCertDigest = createHash('sha256').update(leaf.cert).digest('hex').slice(0, 16);
     }
     const account = buildServiceAccount(input);
     const deployment = buildDeployment(input, account.metadata.name);

@@ -40,6 +40,8 @@ export async function startEngine(
     metrics.restClientRequests.inc({ method, code });
   });
   await ensureCrds(client, await loadCrds(), { timeoutMs: 30_000 });
+  // compositor's namespace, as the chart's release namespace: the package runtime keeps its Secrets there.
+  await ensureNamespace(client, config.leaderElectionNamespace);
   const log = pino({ level: process.env.ENGINE_LOG ?? 'silent' });
   const engine = createEngine({ client, config, metrics, log, ...wiring });
   await engine.start(new AbortController().signal);

@@ -7,7 +7,13 @@ import { credentials, Client, Metadata } from '@grpc/grpc-js';
 import { loadCrds } from '../../src/apis/index.js';
 import { runFunctionMethod, RUN_FUNCTION_V1 } from '../../src/functions/proto.js';
 import { ensureCrds, type KubeClient } from '../../src/kube/index.js';
-import { FunctionPackageController, revisionName, type FunctionRevision } from '../../src/packages/index.js';
+import {
+  ClientCertificate,
+  FunctionPackageController,
+  revisionName,
+  TlsSecrets,
+  type FunctionRevision,
+} from '../../src/packages/index.js';
 import { PROBE_FUNCTION } from '../functions/process.js';
 import { freePort } from '../../e2e/controlplane/ports.js';
 import { spawn } from 'node:child_process';
@@ -58,22 +64,31 @@ describe('Function packages (integration)', function () {
   this.timeout(90_000);
   let client: KubeClient;
   let controller: FunctionPackageController;
+  let clientTls: ClientCertificate;
 
   before(async () => {
     client = controlPlane().client();
     await ensureCrds(client, await loadCrds(), { timeoutMs: 30_000 });
     await ensureNamespace(client, NS);
+    const secrets = new TlsSecrets({ client, namespace: NS });
+    const logger = pino({ level: process.env.TEST_LOG ?? 'silent' });
+    clientTls = new ClientCertificate({ secrets, namespace: NS, issue: true, logger });
     controller = new FunctionPackageController({
       client,
+      secrets,
       namespace: NS,
-      logger: pino({ level: 'silent' }),
+      logger,
       resyncMs: 300,
+      idleResyncMs: 300,
     });
-    await controller.start(AbortSignal.timeout(30_000));
+    await clientTls.start();
+    await controller.start();
   });
 
   after(async () => {
     await controller.stop(AbortSignal.timeout(5_000));
+    await clientTls.stop();
+    await client.request('DELETE', `/apis/pkg.crossplane.io/v1/functions/${FN}`);
   });
 
   it('runs a Function as a Deployment whose server certificate the function client verifies by Service DNS name', async () => {
@@ -125,7 +140,21 @@ describe('Function packages (integration)', function () {
       expect(revision.status?.endpoint).to.equal(`dns:///${FN}.${NS}:9443`);
       expect(revision.status?.capabilities).to.deep.equal(['composition']);
 
-      const tls = await controller.clientTls();
+      const tls = clientTls.current();
+      if (tls === undefined) throw new Error(`no client certificate: ${clientTls.problem()}`);
+      // The server Secret is controlled by the active revision, as upstream's.
+      const serverSecret = await client.request<{ metadata: { ownerReferences?: { kind: string; name: string }[] } }>(
+        'GET',
+        `/api/v1/namespaces/${NS}/secrets/${FN}-tls-server`,
+      );
+      expect(serverSecret.metadata.ownerReferences).to.deep.include({
+        apiVersion: 'pkg.crossplane.io/v1',
+        kind: 'FunctionRevision',
+        name: rev,
+        uid: revision.metadata.uid,
+        controller: true,
+        blockOwnerDeletion: true,
+      });
       const call = (serverName: string, ca: string): Promise<unknown> => {
         const creds = credentials.createSsl(Buffer.from(ca), Buffer.from(tls.key), Buffer.from(tls.cert));
         // The test-only dial override: the Service's DNS name, reached on the loopback port.
@@ -185,5 +214,68 @@ describe('Function packages (integration)', function () {
       `/api/v1/namespaces/${NS}/services/${FN}`,
     );
     expect(svc.spec.selector['pkg.crossplane.io/revision']).to.equal(rev);
+  });
+});
+
+describe('Function packages where the Secrets cannot be written yet (integration)', function () {
+  this.timeout(90_000);
+  const ns = 'pkg-late';
+  const fn = 'function-late';
+  let client: KubeClient;
+  let controller: FunctionPackageController;
+  let clientTls: ClientCertificate;
+
+  before(async () => {
+    client = controlPlane().client();
+    await ensureCrds(client, await loadCrds(), { timeoutMs: 30_000 });
+    const secrets = new TlsSecrets({ client, namespace: ns });
+    const logger = pino({ level: process.env.TEST_LOG ?? 'silent' });
+    const backoff = { baseMs: 100, capMs: 500 };
+    clientTls = new ClientCertificate({ secrets, namespace: ns, issue: true, logger, backoff });
+    controller = new FunctionPackageController({
+      client,
+      secrets,
+      namespace: ns,
+      logger,
+      resyncMs: 300,
+      idleResyncMs: 300,
+    });
+  });
+
+  after(async () => {
+    await controller.stop(AbortSignal.timeout(5_000));
+    await clientTls.stop();
+  });
+
+  it('starts without its namespace, says why on the Function, and catches up once the namespace exists', async () => {
+    // Neither start may throw: an engine that crash-loops on a missing namespace or Role helps nobody.
+    await clientTls.start();
+    await controller.start();
+    expect(clientTls.current()).to.equal(undefined);
+    expect(clientTls.problem()).to.match(/cannot load the client certificate crossplane-tls-client: .*pkg-late/);
+    await apply(client, {
+      apiVersion: 'pkg.crossplane.io/v1',
+      kind: 'Function',
+      metadata: { name: fn },
+      spec: { package: 'xpkg.example.org/late:v1' },
+    });
+    await eventually('the Function Healthy False naming the Secret', async () => {
+      const got = await client.request<{
+        status?: { conditions?: { type: string; status: string; message?: string }[] };
+      }>('GET', `/apis/pkg.crossplane.io/v1/functions/${fn}`);
+      const healthy = got.status?.conditions?.find((c) => c.type === 'Healthy');
+      expect(healthy?.status).to.equal('False');
+      expect(healthy?.message).to.match(/cannot create or update secret: crossplane-root-ca.*pkg-late/);
+      return true;
+    });
+    await ensureNamespace(client, ns);
+    await eventually('the client certificate', () => Promise.resolve(clientTls.current()));
+    await eventually('the Deployment', () =>
+      client.request(
+        'GET',
+        `/apis/apps/v1/namespaces/${ns}/deployments/${revisionName(fn, 'xpkg.example.org/late:v1')}`,
+      ),
+    );
+    await client.request('DELETE', `/apis/pkg.crossplane.io/v1/functions/${fn}`);
   });
 });

@@ -74,7 +74,7 @@ describe('cli/program', () => {
       functionTimeoutMs: 60_000,
       functionInsecure: false,
       functionTlsDir: '/tls/client',
-      packageRuntime: 'External',
+      packageRuntime: 'Deployment',
       builtinFunctions: true,
       enableFunctionResponseCache: true,
       xfnCacheMaxTtlMs: 86_400_000,
@@ -157,9 +157,9 @@ describe('cli/program', () => {
     '--function-insecure': { args: ['--function-insecure'], want: { functionInsecure: true } },
     '--function-tls-dir': { args: ['--function-tls-dir=/certs'], want: { functionTlsDir: '/certs' } },
     '--builtin-functions=false': { args: ['--builtin-functions=false'], want: { builtinFunctions: false } },
-    '--package-runtime=Deployment': {
-      args: ['--package-runtime=Deployment'],
-      want: { packageRuntime: 'Deployment' },
+    '--package-runtime=External': {
+      args: ['--package-runtime=External'],
+      want: { packageRuntime: 'External' },
     },
     '--enable-function-response-cache=false': {
       args: ['--enable-function-response-cache=false'],
