@@ -2,14 +2,23 @@
 // benchmark (bench/harness/faults.ts) is injected every few minutes. After each fault the workload pauses at a
 // checkpoint: the time until every XR converged is that fault's recovery, then the namespace is audited (0 missing,
 // duplicated, orphaned, stale) and compositor's RSS and open file descriptors are sampled; their slopes over the run
-// are reported. Prints one JSON object.
+// are reported. With --replicas 2 (and --shards N) several compositor processes run under leader election, each as
+// its own API user, and kube-apiserver's audit log (writes only) shows whether two replicas of a shard ever wrote in
+// the same period (bench/harness/auditLog.ts). Prints one JSON object.
 // Usage: npm run bench:soak -- [--duration 60m] [--fault-every 3m] [--ops-per-second 5] [--xrs 50] [--seed 1]
-//        [--faults name,name]
+//        [--faults name,name] [--replicas 2] [--shards 2]
+import { randomBytes } from 'node:crypto';
+import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
+import { ControlPlane } from '../e2e/controlplane/index.js';
 import { createXrs, listAll, xrPath, type ScaleXr } from './harness/api.js';
 import { waitConverged, type Audit } from './harness/audit.js';
+import { auditArgs, checkLeadership, readWrites, type OverlapReport } from './harness/auditLog.js';
 import {
+  allMetrics,
   faultCatalogue,
   PT_NAMESPACE,
   setUpFaults,
@@ -18,7 +27,7 @@ import {
   type FaultContext,
 } from './harness/faults.js';
 import { sum } from './harness/metrics.js';
-import { startPlane, type EtcdRestarter } from './harness/plane.js';
+import type { EtcdRestarter } from './harness/plane.js';
 import { createWorkload, type WorkloadCounts } from './harness/workload.js';
 import { round } from './harness/util.js';
 
@@ -34,6 +43,10 @@ export interface SoakOptions {
   seed: number;
   recoveryTimeoutMs: number;
   logLevel?: string;
+  /** compositor processes per shard, under leader election when above 1 (default 1). */
+  replicas?: number;
+  /** --shard-count (default 1). */
+  shards?: number;
 }
 
 export interface Checkpoint {
@@ -56,7 +69,11 @@ export interface SoakResult {
   final: Checkpoint;
   rssSlopeMiBPerHour: number | null;
   openFdsSlopePerHour: number | null;
-  targets: { everyCheckpointClean: boolean; allRecoveredWithin10s: boolean };
+  replicas: number;
+  shards: number;
+  /** From the API server's audit log: writes of each replica, Lease takeovers, writes outside a held Lease. */
+  leadership: OverlapReport | null;
+  targets: { everyCheckpointClean: boolean; allRecoveredWithin10s: boolean; neverTwoWriters: boolean | null };
   node: string;
 }
 
@@ -92,9 +109,10 @@ function clean(audit: Audit): boolean {
   );
 }
 
+/** RSS and open fds of every compositor process together. */
 async function sample(ctx: FaultContext): Promise<{ rssMiB: number | null; openFds: number | null }> {
-  const samples = await ctx.controller.metrics().catch(() => undefined);
-  if (!samples) return { rssMiB: null, openFds: null };
+  const samples = await allMetrics(ctx);
+  if (samples.length === 0) return { rssMiB: null, openFds: null };
   return {
     rssMiB: round(sum(samples, 'process_resident_memory_bytes') / 2 ** 20, 1),
     openFds: sum(samples, 'process_open_fds'),
@@ -137,15 +155,94 @@ async function settle(
   };
 }
 
+const REPLICA_USER = 'compositor-replica-';
+
+function replicaUser(shard: number, replica: number): string {
+  return `${REPLICA_USER}s${shard}-r${replica}`;
+}
+
+/**
+ * The benchmarks' control plane (no controller manager) with kube-apiserver logging every write to an audit log,
+ * and, with more than one process, a static token per process, so the log names which process wrote: the tokens are
+ * added to the plane's token file and the API server restarted once to read them. `kubeconfigFor` writes each
+ * process's kubeconfig (through the faults proxy, as its own user).
+ */
+async function auditedPlane(
+  shards: number,
+  replicas: number,
+): Promise<{
+  plane: ControlPlane;
+  auditLog: string;
+  kubeconfigFor: ((shard: number, replica: number, server: string) => string) | undefined;
+}> {
+  const dir = mkdtempSync(join(tmpdir(), 'compositor-soak-'));
+  const audit = auditArgs(dir);
+  const plane = await ControlPlane.start({ controllerManager: false, apiServerArgs: audit.args });
+  if (shards * replicas <= 1) return { plane, auditLog: audit.logPath, kubeconfigFor: undefined };
+  const tokens = await addReplicaTokens(plane, shards, replicas);
+  const kubeconfigFor = (shard: number, replica: number, server: string): string => {
+    const user = replicaUser(shard, replica);
+    const config = JSON.parse(readFileSync(plane.kubeconfigPath, 'utf8')) as {
+      clusters: { cluster: { server: string } }[];
+      users: { name: string; user: { token?: string } }[];
+    };
+    for (const c of config.clusters) c.cluster.server = server;
+    for (const u of config.users) u.user = { token: tokens.get(user) ?? '' };
+    const path = join(dir, `${user}.kubeconfig`);
+    writeFileSync(path, JSON.stringify(config));
+    return path;
+  };
+  return { plane, auditLog: audit.logPath, kubeconfigFor };
+}
+
+/** The Lease of a shard's leader election (src/manager): one for the whole process without shards. */
+function leaseName(shard: number, shards: number): string {
+  return shards > 1 ? `compositor-shard-${shard}` : 'compositor-leader-election';
+}
+
+/** Adds a system:masters token per process to the plane's token file; the API server reads it when it restarts. */
+async function addReplicaTokens(plane: ControlPlane, shards: number, replicas: number): Promise<Map<string, string>> {
+  const tokens = new Map<string, string>();
+  const tokenFile = join(plane.kubeconfigPath, '..', 'tokens.csv');
+  for (let shard = 0; shard < shards; shard++) {
+    for (let replica = 0; replica < replicas; replica++) {
+      const user = replicaUser(shard, replica);
+      const token = randomBytes(24).toString('hex');
+      tokens.set(user, token);
+      appendFileSync(tokenFile, `${token},${user},${user},"system:masters"\n`);
+    }
+  }
+  await plane.restartApiServer();
+  return tokens;
+}
+
+/** Whether replicas of one shard ever wrote in the same period, from the audit log; null without leader election. */
+function leadershipReport(auditLog: string, shards: number, replicas: number): OverlapReport | null {
+  if (replicas <= 1) return null;
+  // CRD installation at start comes before the Lease by design (a standby installs them too), so it is left out.
+  const writes = readWrites(auditLog, (user) => user.startsWith(REPLICA_USER)).filter(
+    (w) => w.resource !== 'customresourcedefinitions',
+  );
+  return checkLeadership(writes, (user) => leaseName(Number(/-s(\d+)-r\d+$/.exec(user)?.[1] ?? '0'), shards));
+}
+
 export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const random = seeded(options.seed);
   const catalogue = faultCatalogue().filter((f) =>
     options.faults.length === 0 ? f.name !== 'etcd-restart' : options.faults.includes(f.name),
   );
-  const plane = await startPlane();
+  const replicas = options.replicas ?? 1;
+  const shards = options.shards ?? 1;
+  const { plane, auditLog, kubeconfigFor } = await auditedPlane(shards, replicas);
   const etcd: EtcdRestarter[] = [];
   try {
-    const ctx = await setUpFaults(plane, { composed: options.composed, logLevel: options.logLevel });
+    const ctx = await setUpFaults(plane, {
+      composed: options.composed,
+      logLevel: options.logLevel,
+      replicas,
+      shards,
+      kubeconfigFor,
+    });
     etcd.push(ctx.etcd);
     try {
       const started = Date.now();
@@ -163,6 +260,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         const s = slope(points.flatMap((c) => (c[key] === null ? [] : [{ x: c.atSeconds / 3600, y: c[key] }])));
         return s === null ? null : round(s, 2);
       };
+      const leadership = leadershipReport(auditLog, shards, replicas);
       return {
         benchmark: 'soak',
         durationSeconds: round((Date.now() - started) / 1000, 1),
@@ -172,9 +270,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         final,
         rssSlopeMiBPerHour: perHour('rssMiB'),
         openFdsSlopePerHour: perHour('openFds'),
+        replicas,
+        shards,
+        leadership,
         targets: {
           everyCheckpointClean: points.every((c) => c.clean),
           allRecoveredWithin10s: checkpoints.every((c) => c.recoverySeconds !== null && c.recoverySeconds < 10),
+          neverTwoWriters: leadership === null ? null : leadership.writesWithoutLease === 0,
         },
         node: process.version,
       };
@@ -207,6 +309,8 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
       seed: { type: 'string', default: '1' },
       'recovery-timeout': { type: 'string', default: '120s' },
       'log-level': { type: 'string', default: 'warn' },
+      replicas: { type: 'string', default: '1' },
+      shards: { type: 'string', default: '1' },
     },
   });
   const result = await runSoak({
@@ -219,6 +323,8 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     seed: Number(values.seed),
     recoveryTimeoutMs: durationMs(values['recovery-timeout']),
     logLevel: values['log-level'],
+    replicas: Number(values.replicas),
+    shards: Number(values.shards),
   });
   process.stdout.write(JSON.stringify(result) + '\n');
 }

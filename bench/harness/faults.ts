@@ -17,7 +17,7 @@ import {
 import { benchClient } from './client.js';
 import { ControllerProcess, reconcileRateArgs } from './controller.js';
 import { CrashableFunction } from './functions.js';
-import { sum } from './metrics.js';
+import { sum, type Sample } from './metrics.js';
 import { apiPort, EtcdRestarter, proxiedKubeconfig } from './plane.js';
 import { TcpProxy } from './proxy.js';
 import { sleep, until } from './util.js';
@@ -28,6 +28,32 @@ export interface FaultSetUpOptions {
   maxReconcileRate?: number;
   /** compositor's --log-level (warn by default). */
   logLevel?: string;
+  /**
+   * compositor processes per shard (default 1); above 1 they run with --leader-election and LEASE_ARGS, and the
+   * compositor-sigkill fault kills the leader.
+   */
+  replicas?: number;
+  /** --shard-count (default 1): one process group per shard, --shard-index 0..shards-1. */
+  shards?: number;
+  /** The kubeconfig of one process (default: the plane's, through the proxy); lets each process be its own user. */
+  kubeconfigFor?: (shard: number, replica: number, proxyServer: string) => string;
+}
+
+/**
+ * Leader election timings of the benchmarks' replicas, shorter than the shipped 60 s / 50 s / 10 s so that a killed
+ * leader is replaced within ~20 s rather than ~70 s: lease 15 s, renew deadline 10 s, retry every 2 s.
+ */
+export const LEASE_ARGS = [
+  '--leader-election-lease-duration=15s',
+  '--leader-election-renew-deadline=10s',
+  '--leader-election-retry-period=2s',
+] as const;
+
+/** One compositor process of the set-up. */
+export interface Replica {
+  shard: number;
+  replica: number;
+  process: ControllerProcess;
 }
 
 export const PT_NAMESPACE = 'bench-faults';
@@ -37,7 +63,9 @@ export interface FaultContext {
   plane: ControlPlane;
   client: KubeClient;
   proxy: TcpProxy;
+  /** The first process (shard 0, replica 0); every process is in `replicas`. */
   controller: ControllerProcess;
+  replicas: readonly Replica[];
   fn: CrashableFunction;
   etcd: EtcdRestarter;
   options: FaultSetUpOptions;
@@ -62,18 +90,35 @@ export async function apiReady(ctx: FaultContext): Promise<void> {
   });
 }
 
+/** The metrics of every running process, concatenated (a killed or standby process adds what it has). */
+export async function allMetrics(ctx: FaultContext): Promise<Sample[]> {
+  const each = await Promise.all(ctx.replicas.map((r) => r.process.metrics().catch(() => undefined)));
+  return each.flatMap((samples) => samples ?? []);
+}
+
 export async function reconciles(ctx: FaultContext): Promise<number> {
-  return sum((await ctx.controller.metrics()) ?? [], 'controller_runtime_reconcile_total', {
-    controller: ctx.pt.controller,
-  });
+  return sum(await allMetrics(ctx), 'controller_runtime_reconcile_total', { controller: ctx.pt.controller });
 }
 
 async function compositorWrites(ctx: FaultContext): Promise<number> {
-  const samples = (await ctx.controller.metrics()) ?? [];
+  const samples = await allMetrics(ctx);
   return ['POST', 'PUT', 'PATCH', 'DELETE'].reduce(
     (total, method) => total + sum(samples, 'rest_client_requests_total', { method }),
     0,
   );
+}
+
+/**
+ * The process that leads shard 0: a standby exports no controller series, so the leader is the running process
+ * with a composite controller's worker gauge. The first process when none has one (yet).
+ */
+export async function leader(ctx: FaultContext): Promise<ControllerProcess> {
+  for (const r of ctx.replicas) {
+    if (r.shard !== 0 || r.process.pid === undefined) continue;
+    const samples = (await r.process.metrics().catch(() => undefined)) ?? [];
+    if (samples.some((s) => s.name === 'controller_runtime_max_concurrent_reconciles')) return r.process;
+  }
+  return ctx.controller;
 }
 
 /** The composed cm-1 of each named XR, once they all exist. */
@@ -144,7 +189,7 @@ async function quietAfterStorm(ctx: FaultContext): Promise<Record<string, number
     drainReconciles: reconcilesBefore - drainBefore,
     quietReconciles: (await reconciles(ctx)) - reconcilesBefore,
     quietWrites: (await compositorWrites(ctx)) - writesBefore,
-    breakerOpensTotal: sum((await ctx.controller.metrics()) ?? [], 'circuit_breaker_opens_total'),
+    breakerOpensTotal: sum(await allMetrics(ctx), 'circuit_breaker_opens_total'),
   };
 }
 
@@ -162,9 +207,10 @@ const FAULTS: readonly Fault[] = [
   {
     name: 'compositor-sigkill',
     inject: async (ctx) => {
-      await ctx.controller.kill();
+      const victim = await leader(ctx);
+      await victim.kill();
       const started = Date.now();
-      await ctx.controller.start();
+      await victim.start();
       return { restartReadySeconds: (Date.now() - started) / 1000 };
     },
   },
@@ -205,31 +251,52 @@ export function faultCatalogue(): readonly Fault[] {
   return FAULTS;
 }
 
+/** The compositor processes: `replicas` per shard, each with its shard and leader election flags. */
+function replicaProcesses(plane: ControlPlane, proxy: TcpProxy, options: FaultSetUpOptions): Replica[] {
+  const shards = options.shards ?? 1;
+  const replicas = options.replicas ?? 1;
+  const proxied = proxiedKubeconfig(plane, proxy.port);
+  const processes: Replica[] = [];
+  for (let shard = 0; shard < shards; shard++) {
+    for (let replica = 0; replica < replicas; replica++) {
+      const args = [
+        ...reconcileRateArgs(options.maxReconcileRate),
+        '--function-insecure',
+        `--log-level=${options.logLevel ?? 'warn'}`,
+        ...(shards > 1 ? [`--shard-count=${shards}`, `--shard-index=${shard}`] : []),
+        ...(replicas > 1 ? ['--leader-election', ...LEASE_ARGS] : []),
+      ];
+      const kubeconfigPath = options.kubeconfigFor?.(shard, replica, `https://127.0.0.1:${proxy.port}`) ?? proxied;
+      processes.push({ shard, replica, process: new ControllerProcess({ kubeconfigPath, args }) });
+    }
+  }
+  return processes;
+}
+
 /** Starts the proxy, the probe function and compositor, and installs both XR kinds. */
 export async function setUpFaults(plane: ControlPlane, options: FaultSetUpOptions): Promise<FaultContext> {
   const proxy = await new TcpProxy('127.0.0.1', apiPort(plane)).start();
   const fn = await CrashableFunction.start();
-  const controller = new ControllerProcess({
-    kubeconfigPath: proxiedKubeconfig(plane, proxy.port),
-    args: [
-      ...reconcileRateArgs(options.maxReconcileRate),
-      '--function-insecure',
-      `--log-level=${options.logLevel ?? 'warn'}`,
-    ],
-  });
+  const replicas = replicaProcesses(plane, proxy, options);
+  const controller = replicas[0]?.process;
+  if (!controller) throw new Error('no compositor process to start');
   const client = benchClient(plane.kubeConfig);
+  if ((options.replicas ?? 1) > 1)
+    await apply(client, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'crossplane-system' } });
   const ctx: FaultContext = {
     plane,
     client,
     proxy,
     controller,
+    replicas,
     fn,
     etcd: new EtcdRestarter(plane),
     options,
     pt: scaleApi('XFault', options.composed),
     probe: scaleApi('XFaultFn', options.composed, true),
   };
-  await controller.start();
+  // One after another: the first installs the CRDs and (with leader election) takes the Leases.
+  for (const r of replicas) await r.process.start();
   await apply(client, probeFunction(fn.endpoint));
   await installApi(client, ctx.pt, PT_NAMESPACE);
   await installApi(client, ctx.probe, FN_NAMESPACE);
@@ -238,7 +305,8 @@ export async function setUpFaults(plane: ControlPlane, options: FaultSetUpOption
 
 /** Each step given at most a minute, so a stuck teardown never hides the figures. */
 export async function tearDownFaults(ctx: FaultContext): Promise<void> {
-  for (const step of [() => ctx.controller.stop(), () => ctx.fn.kill(), () => ctx.proxy.close()]) {
+  const stops = ctx.replicas.map((r) => () => r.process.stop());
+  for (const step of [...stops, () => ctx.fn.kill(), () => ctx.proxy.close()]) {
     await Promise.race([step(), sleep(60_000)]);
   }
 }
