@@ -15,7 +15,7 @@ const ROOT = packageRoot();
 const CHART = join(ROOT, 'charts', 'compositor');
 const ALL_FLAGS_VALUES = join(CHART, 'ci', 'all-flags-values.yaml');
 const NAMESPACE = 'compositor-system';
-// The chart requires kubeVersion >= 1.29; a helm built without its release ldflags assumes v1.20 for `helm
+// The chart requires kubeVersion >= 1.30; a helm built without its release ldflags assumes v1.20 for `helm
 // template`, so the version of the pinned control plane (e2e/controlplane/build.sh) is passed explicitly.
 const KUBE_VERSION = '1.37.2';
 // Flags the chart sets itself (--install-crds=false: the chart installs the CRDs) or never needs (--kubeconfig: the

@@ -24,6 +24,7 @@ export const SAME_NAME_FLAGS: readonly string[] = [
   'leader-election',
   'enable-realtime-compositions',
   'enable-function-response-cache',
+  'enable-usages',
   'xfn-cache-max-ttl',
 ];
 
@@ -116,11 +117,10 @@ export const IGNORED_FLAGS: readonly IgnoredFlagDefinition[] = [
   },
   { flags: '--enable-pipeline-inspector', kind: 'boolean', reason: 'compositor has no pipeline inspector' },
   { flags: '--pipeline-inspector-socket', kind: 'text', reason: 'compositor has no pipeline inspector' },
-  { flags: '--enable-usages', kind: 'boolean', reason: 'compositor does not implement Usages' },
   {
     flags: '--enable-provider-deletion-protection',
     kind: 'boolean',
-    reason: 'compositor does not implement Usages, which this protection needs',
+    reason: 'compositor protects no provider from deletion: it runs no providers, only Usages name what they protect',
   },
   {
     flags: '--enable-ssa-claims',

@@ -37,6 +37,7 @@ export interface StartConfig {
   manageCompositeRbac: boolean;
   maxCompositionRevisions: number;
   enableNopProvider: boolean;
+  enableUsages: boolean;
   gracefulShutdownTimeoutMs: number;
   idleHeapCompaction: boolean;
   /** Crossplane flags given on the command line that mean nothing to compositor; each is logged once at start. */
@@ -315,6 +316,14 @@ export const START_FLAGS: readonly FlagDefinition[] = [
     default: 'false',
     description:
       "Run the built-in nop provider: NopResources (nop.compositor.crossplane.io/v1alpha1, and provider-nop's cluster-scoped nop.crossplane.io/v1alpha1) whose external system is in memory, for testing compositions without a cloud.",
+  },
+  {
+    name: 'enable-usages',
+    key: 'enableUsages',
+    kind: 'boolean',
+    default: 'true',
+    description:
+      'Serve Usages and ClusterUsages (protection.crossplane.io/v1beta1): label what they name crossplane.io/in-use and refuse its deletion with a ValidatingAdmissionPolicy (no webhook), deletion ordering and replayDeletion. As Crossplane v2, on by default.',
   },
   {
     name: 'max-composition-revisions',

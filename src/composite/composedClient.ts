@@ -1,6 +1,13 @@
 import type { Logger } from 'pino';
-import { describe, isApplied, type Xr, type XrType } from '../controller/index.js';
-import { ApiError, getIfExists, isConflict, isNotFound, type EventSink } from '../kube/index.js';
+import {
+  DELETION_ATTEMPT_ANNOTATION,
+  describe,
+  isApplied,
+  isInUse,
+  type Xr,
+  type XrType,
+} from '../controller/index.js';
+import { ApiError, CONTENT_TYPE, getIfExists, isConflict, isNotFound, type EventSink } from '../kube/index.js';
 import { serverSideApply, type ApplyDeps } from './apply.js';
 import { controllerOf, RESOURCE_NAME_ANNOTATION, type ComposedObject } from './composed.js';
 import { appliesAs, composedFieldOwner, previousComposedFieldOwner, type ManagedFieldsEntry } from './fieldOwners.js';
@@ -195,8 +202,26 @@ export class ComposedClient implements ComposedResources {
     } catch (err) {
       // Gone already, or replaced by an object with another uid that is not ours to delete.
       if (isNotFound(err) || isConflict(err)) return;
+      // In use (docs/usages.md): refused until its users are gone; the XR's deletion looks again meanwhile.
+      if (err instanceof ApiError && err.status === 403 && isInUse(object)) {
+        await this.recordDeletionAttempt(object, path, signal);
+        return;
+      }
       throw err;
     }
+  }
+
+  /**
+   * Records the refused deletion on the object in use, as Crossplane's usage webhook does (an admission policy
+   * cannot), so a Usage with replayDeletion deletes it again, in the background as here, once the Usage is gone.
+   */
+  private async recordDeletionAttempt(object: ComposedObject, path: string, signal: AbortSignal): Promise<void> {
+    if (object.metadata.annotations?.[DELETION_ATTEMPT_ANNOTATION] !== undefined) return;
+    await this.options.client.request('PATCH', path, {
+      body: { metadata: { annotations: { [DELETION_ATTEMPT_ANNOTATION]: 'Background' } } },
+      contentType: CONTENT_TYPE.mergePatch,
+      signal,
+    });
   }
 
   /**

@@ -14,6 +14,7 @@ export {
   type Condition,
   type ConditionInput,
 } from './conditions.js';
+export { DELETION_ATTEMPT_ANNOTATION, IN_USE_LABEL, isInUse } from './inUse.js';
 export { markPaused, reportFailure, type FailureReport, type Report } from './failure.js';
 export {
   conditionsOf,

@@ -32,6 +32,8 @@ export interface EngineConfig {
   manageCompositeRbac: boolean;
   maxCompositionRevisions: number;
   enableNopProvider: boolean;
+  /** --enable-usages: the Usage controller and its admission policy (shard 0). */
+  enableUsages: boolean;
   /** How long a composite controller restarted for a changed XRD may finish its in-flight reconciles. */
   gracefulShutdownTimeoutMs: number;
 }

@@ -24,6 +24,8 @@ export interface EngineParts {
   nop?: NopProvider;
   /** The CompositionRevision controller; cluster-wide, so on shard 0 only. */
   revisions?: Lifecycle;
+  /** The Usage controller (--enable-usages) and its admission policy; cluster-wide, so on shard 0 only. */
+  usages?: Lifecycle;
   /** The XRD controller on shard 0; on the other shards a follower that only runs their composite controllers. */
   definitions: Lifecycle & { controllers(): string[] };
   log: Logger;
@@ -63,6 +65,7 @@ export class Engine implements Runnable {
       options.functions,
       ...(options.nop ? [options.nop] : []),
       ...(options.revisions ? [options.revisions] : []),
+      ...(options.usages ? [options.usages] : []),
       options.definitions,
     ];
   }

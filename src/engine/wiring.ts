@@ -13,6 +13,7 @@ import { Discovery, EventRecorder, type KubeClient } from '../kube/index.js';
 import { NopProvider, type ManagedControllerSettings } from '../managed/index.js';
 import type { Metrics } from '../metrics/index.js';
 import { ClientCertificate, FunctionPackageController, TlsSecrets } from '../packages/index.js';
+import { UsageController } from '../usage/index.js';
 import { InformerRegistry, shardFilter } from '../watch/index.js';
 import type { EngineConfig } from './config.js';
 import { Engine } from './engine.js';
@@ -29,6 +30,12 @@ export interface EngineOptions {
    */
   functionDialOverrides?: Readonly<Record<string, string>>;
 }
+
+/**
+ * How often a composed Usage being deleted looks for its user to be gone. Crossplane waits 30 s; the XR's deletion
+ * waits on it, so compositor looks more often.
+ */
+const USAGE_WAIT_INTERVAL_MS = 2_000;
 
 /** What every controller of one engine shares: the client, the caches, the events, the metrics and the log. */
 interface Shared extends EngineOptions {
@@ -77,6 +84,7 @@ export function createEngine(options: EngineOptions): Engine {
     functions,
     nop: config.enableNopProvider ? nopProvider(shared) : undefined,
     revisions: clusterWide ? revisionController(shared) : undefined,
+    usages: clusterWide && config.enableUsages ? usageController(shared) : undefined,
     definitions: clusterWide
       ? definitionController(shared, functions.runner())
       : shardFollower(shared, functions.runner()),
@@ -124,6 +132,26 @@ function revisionController(shared: Shared): CompositionRevisionController {
     logger: log,
     maxReconcileRate: config.maxReconcileRate,
     maxRevisions: config.maxCompositionRevisions,
+  });
+}
+
+/** Usages and ClusterUsages; the admission policy is applied at start unless the chart installs it (--install-crds). */
+function usageController(shared: Shared): UsageController {
+  const { client, discovery, informers, events, metrics, log, config } = shared;
+  return new UsageController({
+    client,
+    discovery,
+    informers,
+    events,
+    metrics,
+    logger: log,
+    settings: {
+      pollIntervalMs: config.pollIntervalMs,
+      waitIntervalMs: USAGE_WAIT_INTERVAL_MS,
+      maxReconcileRate: config.maxReconcileRate,
+      workers: config.maxConcurrentReconciles,
+      installPolicy: config.installCrds,
+    },
   });
 }
 

@@ -142,6 +142,7 @@ passed (compositor uses the pod's ServiceAccount).
   (list "idle-heap-compaction" $v.idleHeapCompaction)
   (list "manage-composite-rbac" $v.rbac.manageCompositeRoles)
   (list "enable-nop-provider" $v.nopProvider.enabled)
+  (list "enable-usages" $v.usages.enabled)
   (list "managed-poll-interval" $v.managed.pollInterval)
 }}
 {{- $args := list "start" "--install-crds=false" }}

@@ -145,8 +145,8 @@ describe('cli/crossplane flags', () => {
 
   it('lists each ignored flag given once, in any value form, and still starts', async () => {
     const { code, stderr, config } = await start([
-      '--enable-usages',
-      '--enable-usages=false',
+      '--enable-operations',
+      '--enable-operations=false',
       '--webhook-port',
       '9443',
       '--registry=',
@@ -158,7 +158,7 @@ describe('cli/crossplane flags', () => {
     expect(config?.ignoredFlags.map((f) => f.flag)).to.deep.equal([
       '--namespace',
       '--webhook-port',
-      '--enable-usages',
+      '--enable-operations',
       '--registry',
     ]);
   });
@@ -166,13 +166,13 @@ describe('cli/crossplane flags', () => {
   it('logs one warning per ignored flag, naming it and why it has no effect', () => {
     const lines: string[] = [];
     const log = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
-    const reason = IGNORED_FLAGS.find((f) => f.flags === '--enable-usages')?.reason ?? '';
-    warnIgnoredFlags([{ flag: '--enable-usages', reason }], log);
+    const reason = IGNORED_FLAGS.find((f) => f.flags === '--enable-operations')?.reason ?? '';
+    warnIgnoredFlags([{ flag: '--enable-operations', reason }], log);
     expect(lines).to.have.length(1);
     const entry = JSON.parse(lines[0] ?? '{}') as { level: number; flag: string; msg: string };
     expect(entry.level).to.equal(40);
-    expect(entry.flag).to.equal('--enable-usages');
-    expect(entry.msg).to.include('--enable-usages').and.include(reason);
+    expect(entry.flag).to.equal('--enable-operations');
+    expect(entry.msg).to.include('--enable-operations').and.include(reason);
   });
 
   it('rejects a Crossplane flag with a value Crossplane would reject, naming it (exit code 2)', async () => {

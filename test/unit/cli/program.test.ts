@@ -85,6 +85,7 @@ describe('cli/program', () => {
       manageCompositeRbac: false,
       maxCompositionRevisions: 10,
       enableNopProvider: false,
+      enableUsages: true,
       gracefulShutdownTimeoutMs: 30_000,
       idleHeapCompaction: true,
       ignoredFlags: [],
@@ -189,6 +190,7 @@ describe('cli/program', () => {
       want: { maxCompositionRevisions: 3 },
     },
     '--enable-nop-provider': { args: ['--enable-nop-provider'], want: { enableNopProvider: true } },
+    '--enable-usages=false': { args: ['--enable-usages=false'], want: { enableUsages: false } },
     '--graceful-shutdown-timeout': {
       args: ['--graceful-shutdown-timeout=5s'],
       want: { gracefulShutdownTimeoutMs: 5_000 },

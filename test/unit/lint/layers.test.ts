@@ -47,6 +47,16 @@ const cases: Record<string, { file: string; source: string; forbidden: boolean }
     source: "export { Informer } from '../watch/index.js';",
     forbidden: true,
   },
+  'the usage controller importing the composite controller': {
+    file: 'src/usage/controller.ts',
+    source: "import { CompositeController } from '../composite/index.js';",
+    forbidden: true,
+  },
+  'the composition root importing the usage controller': {
+    file: 'src/engine/wiring.ts',
+    source: "import { UsageController } from '../usage/index.js';",
+    forbidden: false,
+  },
   'a controller importing the kit': {
     file: 'src/managed/reconciler.ts',
     source: "import { StatusDraft } from '../controller/index.js';",
