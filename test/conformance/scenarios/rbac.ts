@@ -38,6 +38,13 @@ export function baseIdentity(): KubeObject[] {
         { apiGroups: ['apps'], resources: ['deployments'], verbs: ALL },
         { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ALL },
         { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ALL },
+        // Usages (--enable-usages, on by default) and the admission policy compositor applies for them at start.
+        { apiGroups: ['protection.crossplane.io'], resources: ['*'], verbs: ALL },
+        {
+          apiGroups: ['admissionregistration.k8s.io'],
+          resources: ['validatingadmissionpolicies', 'validatingadmissionpolicybindings'],
+          verbs: ALL,
+        },
         // The built-in nop provider (--enable-nop-provider) stands in for provider-nop.
         { apiGroups: ['nop.crossplane.io', 'nop.compositor.crossplane.io'], resources: ['*'], verbs: ALL },
       ],
