@@ -4,7 +4,8 @@
 export { UsageController, USAGE_CONTROLLER_NAME, type UsageControllerOptions } from './controller.js';
 export { inUseMessage, sameObject, usageDetails, usedObjectOf } from './message.js';
 export { ensureUsagePolicy, USAGE_POLICY_NAME, usagePolicyManifests } from './policy.js';
-export type { UsageTiming } from './reconciler.js';
+export { UsageObjects } from './objects.js';
+export { UsageReconciler, type UsageReconcilerOptions, type UsageTiming } from './reconciler.js';
 export {
   IN_USE_MESSAGE_ANNOTATION,
   PROTECTION_API_VERSION,
