@@ -1,4 +1,5 @@
 import {
+  EMPTY,
   merge,
   mergeAll,
   mergeMap,
@@ -10,7 +11,7 @@ import {
 } from 'rxjs';
 import type { Logger } from 'pino';
 import { errorMessage } from '../base/index.js';
-import type { KubeObject } from '../kube/index.js';
+import { KindNotServedError, type KubeObject } from '../kube/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
 import { isRequired, type RequiredWatch } from './requiredResources.js';
 import {
@@ -40,6 +41,7 @@ import {
 
 export const COMPOSITION_REVISION = { apiVersion: 'apiextensions.crossplane.io/v1', kind: 'CompositionRevision' };
 const COMPOSITION_NAME_LABEL = 'crossplane.io/composition-name';
+const FUNCTION = { apiVersion: 'pkg.crossplane.io/v1', kind: 'Function' };
 
 export interface CompositeEventPipelineOptions {
   xr: XrKind & { apiVersion: string };
@@ -84,6 +86,8 @@ export class CompositeEventPipeline implements Lifecycle {
   private readonly required = new Map<string, Map<string, RequiredWatch[]>>();
   private xrLease: InformerLease | undefined;
   private revisionLease: InformerLease | undefined;
+  /** Functions: one becoming Healthy requeues the XRs whose pipeline names it, instead of leaving them to backoff. */
+  private functionLease: InformerLease | undefined;
   private subscription: Subscription | undefined;
 
   constructor(private readonly options: CompositeEventPipelineOptions) {}
@@ -130,7 +134,15 @@ export class CompositeEventPipeline implements Lifecycle {
     const revisionEvents = this.revisionLease.informer.events$.pipe(
       mergeMap((event) => this.safely('CompositionRevision', event, () => this.revisionToXrs(event))),
     );
-    this.subscription = merge(xrEvents, revisionEvents, this.composedStreams.pipe(mergeAll()))
+    this.functionLease = await informers.acquire(FUNCTION.apiVersion, FUNCTION.kind).catch((err: unknown) => {
+      if (err instanceof KindNotServedError) return undefined;
+      throw err;
+    });
+    const functionEvents =
+      this.functionLease?.informer.events$.pipe(
+        mergeMap((event) => this.safely('Function', event, () => this.functionToXrs(event))),
+      ) ?? EMPTY;
+    this.subscription = merge(xrEvents, revisionEvents, functionEvents, this.composedStreams.pipe(mergeAll()))
       .pipe(
         circuitBreaker({
           breaker: this.options.breaker,
@@ -209,6 +221,7 @@ export class CompositeEventPipeline implements Lifecycle {
     );
     await this.xrLease?.release();
     await this.revisionLease?.release();
+    await this.functionLease?.release();
   }
 
   private async startComposed(apiVersion: string, kind: string): Promise<ComposedWatch | undefined> {
@@ -268,6 +281,23 @@ export class CompositeEventPipeline implements Lifecycle {
     return [...new Set(xrs.filter((xr) => this.owned(xr)).map(objectKey))].map((key) => toXrEvent(key, event, false));
   }
 
+  /**
+   * A Function that became Healthy concerns the XRs whose composition revision's pipeline calls it, and those whose
+   * Synced condition names it: an XR that never got past its pipeline has not stored its revision yet.
+   */
+  private functionToXrs(event: WatchEvent): XrEvent[] {
+    if (event.type !== 'update' || !isHealthy(event.object) || isHealthy(event.oldObject)) return [];
+    const name = event.object.metadata.name;
+    const store = this.xrInformer.store;
+    const xrs = store.list().filter((xr) => failedOn(xr, name));
+    for (const revision of this.revisionInformer.store.list()) {
+      if (pipelineFunctions(revision).includes(name)) {
+        xrs.push(...store.byIndex(COMPOSITION_REVISION_INDEX, revision.metadata.name));
+      }
+    }
+    return [...new Set(xrs.filter((xr) => this.owned(xr)).map(objectKey))].map((key) => toXrEvent(key, event, false));
+  }
+
   private owned(xr: KubeObject): boolean {
     return this.options.owns?.(xr) ?? true;
   }
@@ -303,6 +333,25 @@ export class CompositeEventPipeline implements Lifecycle {
       return [];
     }
   }
+}
+
+function isHealthy(fn: KubeObject): boolean {
+  const conditions = (fn.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions;
+  return conditions?.some((c) => c.type === 'Healthy' && c.status === 'True') === true;
+}
+
+/** Whether an XR is Synced False naming the Function (as FunctionCallError words it: `function "<name>"`). */
+function failedOn(xr: KubeObject, fn: string): boolean {
+  const conditions = (xr.status as { conditions?: { type: string; status: string; message?: string }[] } | undefined)
+    ?.conditions;
+  const synced = conditions?.find((c) => c.type === 'Synced');
+  return synced?.status === 'False' && (synced.message ?? '').toLowerCase().includes(`function "${fn}"`);
+}
+
+/** The Function names a composition revision's pipeline calls. */
+function pipelineFunctions(revision: KubeObject): string[] {
+  const pipeline = (revision.spec as { pipeline?: { functionRef?: { name?: string } }[] } | undefined)?.pipeline;
+  return (pipeline ?? []).flatMap((step) => (step.functionRef?.name ? [step.functionRef.name] : []));
 }
 
 function toXrEvent(xrKey: string, event: WatchEvent, isXr: boolean, cause: WatchCause = event.type): XrEvent {

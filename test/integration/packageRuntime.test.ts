@@ -67,7 +67,7 @@ async function serveWithSecret(client: KubeClient, port: number): Promise<ChildP
 }
 
 describe('--package-runtime=Deployment: XRs compose with functions compositor runs', function () {
-  this.timeout(120_000);
+  this.timeout(150_000);
   const api = testApi('pkgruntime.compositor.test', 'XPackaged');
   const rev = revisionName(FN, PKG);
   let running: RunningEngine;
@@ -134,6 +134,17 @@ describe('--package-runtime=Deployment: XRs compose with functions compositor ru
     await remove(client, fnObject);
   });
 
+  const failedReconciles = async (): Promise<number> => {
+    const controller = `composite/${api.plural}.${api.group}`;
+    const metric = (await running.metrics.registry.getMetricsAsJSON()).find(
+      (m) => m.name === 'controller_runtime_reconcile_total',
+    );
+    const failed = (metric?.values ?? []).filter(
+      (v) => v.labels.controller === controller && v.labels.result === 'error',
+    );
+    return failed.reduce((sum, v) => sum + v.value, 0);
+  };
+
   const composed = async (): Promise<KubeObject[]> => {
     const list = await client.request<{ items: KubeObject[] }>('GET', '/api/v1/namespaces/default/configmaps', {
       query: { labelSelector: `crossplane.io/composite=${xr.metadata.name}` },
@@ -156,6 +167,10 @@ describe('--package-runtime=Deployment: XRs compose with functions compositor ru
   });
 
   it('becomes Ready once the function serves with the generated certificate and its Deployment is available', async () => {
+    // Let the XR back off: after six failed reconciles (1+2+4+8+16 s apart) its next retry is 32 s away.
+    await eventually('six failed reconciles', async () => ((await failedReconciles()) >= 6 ? true : undefined), {
+      timeoutMs: 60_000,
+    });
     child = await serveWithSecret(client, port);
     await markAvailable(client, rev, true);
     await eventually(
@@ -165,8 +180,10 @@ describe('--package-runtime=Deployment: XRs compose with functions compositor ru
         if (condition(got, 'Synced')?.status === 'True' && condition(got, 'Ready')?.status === 'True') return true;
         throw new Error(JSON.stringify(got?.status?.conditions));
       },
-      { timeoutMs: 70_000 },
-    ); // the XR retries on its backoff (up to 60 s), as in Crossplane
+      // Well within the XR's backoff (32 s by now): the Function becoming Healthy requeues the XRs that call it.
+      // The package controller looks at unhealthy runtimes every 5 s.
+      { timeoutMs: 15_000 },
+    );
     expect((await composed()).length).to.be.greaterThan(0);
   });
 

@@ -158,6 +158,44 @@ describe('composite/CompositeEventPipeline', () => {
     await pipeline.stop();
   });
 
+  it('maps a Function that became Healthy to the XRs whose revision calls it, so they do not wait out their backoff', async () => {
+    const { informers, pipeline, keys } = setup();
+    const xrs = informers.informer(XR.apiVersion, XR.kind);
+    xrs.seed(xr('uses', { crossplane: { compositionRevisionRef: { name: 'app-1' } } }));
+    xrs.seed(xr('other', { crossplane: { compositionRevisionRef: { name: 'other-1' } } }));
+    // Failed in its first pipeline run, before its revision was stored: its Synced condition names the Function.
+    const failed = (fn: string): KubeObject => ({
+      ...xr(`failed-on-${fn}`),
+      status: {
+        conditions: [{ type: 'Synced', status: 'False', message: `cannot run function "${fn}" for pipeline step "s"` }],
+      },
+    });
+    xrs.seed(failed('function-kcl'));
+    xrs.seed(failed('function-cel'));
+    const pipelineOf = (fn: string): object => ({ pipeline: [{ step: 's', functionRef: { name: fn } }] });
+    const revisions = informers.informer(REVISION.apiVersion, REVISION.kind);
+    revisions.seed({ ...REVISION, metadata: { name: 'app-1' }, spec: pipelineOf('function-kcl') });
+    revisions.seed({ ...REVISION, metadata: { name: 'other-1' }, spec: pipelineOf('function-cel') });
+    const functions = informers.informer('pkg.crossplane.io/v1', 'Function');
+    const fn = (healthy: string): KubeObject => ({
+      apiVersion: 'pkg.crossplane.io/v1',
+      kind: 'Function',
+      metadata: { name: 'function-kcl' },
+      status: { conditions: [{ type: 'Healthy', status: healthy }] },
+    });
+    functions.seed(fn('False'));
+    await pipeline.start();
+    keys.length = 0;
+    functions.update(fn('False'));
+    expect(keys, 'still unhealthy').to.deep.equal([]);
+    functions.update(fn('True'));
+    expect([...keys].sort()).to.deep.equal(['default/failed-on-function-kcl', 'default/uses']);
+    keys.length = 0;
+    functions.update(fn('True'));
+    expect(keys, 'only the transition').to.deep.equal([]);
+    await pipeline.stop();
+  });
+
   it('passes nothing for the echo of its own write, and holds an event until a write in flight settles', async () => {
     const ownWrites = new OwnWrites();
     const { informers, pipeline, keys } = setup({ ownWrites });
