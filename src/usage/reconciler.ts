@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { errorMessage } from '../base/index.js';
+import { dateOf, errorMessage, systemClock, type Clock } from '../base/index.js';
 import {
   COMPOSITE_LABEL,
   DELETION_ATTEMPT_ANNOTATION,
@@ -37,6 +37,8 @@ export interface UsageReconcilerOptions {
   events: EventSink;
   logger: Logger;
   timing: UsageTiming;
+  /** For the Ready condition's lastTransitionTime; the system clock by default. */
+  clock?: Pick<Clock, 'now'>;
 }
 
 /** A failed step: a Warning event with this reason on the Usage, then the error for the queue's backoff. */
@@ -189,7 +191,9 @@ export class UsageReconciler {
       type: 'Ready',
       status: 'True',
       reason: 'Available',
-      lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+      lastTransitionTime: dateOf(this.options.clock ?? systemClock)
+        .toISOString()
+        .replace(/\.\d+Z$/, 'Z'),
       ...(generation === undefined ? {} : { observedGeneration: generation }),
     };
     const conditions = [...(usage.status?.conditions ?? []).filter((c) => c.type !== 'Ready'), condition];
