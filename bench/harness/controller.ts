@@ -24,6 +24,11 @@ export interface ControllerOptions {
   logFile?: string;
   /** Environment variables for compositor besides the inherited ones, e.g. COMPOSITOR_CACHE_TRIM=false. */
   env?: Readonly<Record<string, string>>;
+  /**
+   * Another controller's readiness URL (`--controller-ready-url`): start() resolves once it answers 2xx, as it does
+   * for compositor's /readyz. Without it, start() of another controller resolves as soon as it is spawned.
+   */
+  readyUrl?: string;
 }
 
 const READY_TIMEOUT_MS = 60_000;
@@ -113,6 +118,8 @@ export class ControllerProcess {
           env: { ...process.env, KUBECONFIG: this.options.kubeconfigPath },
         });
         track(this.child);
+        this.recordExit(this.child);
+        if (this.options.readyUrl !== undefined) await this.waitReady(this.child, this.options.readyUrl);
         return;
       }
       await this.startCompositor(fd);
@@ -146,11 +153,16 @@ export class ControllerProcess {
     this.child = child;
     track(child);
     this.recordExit(child);
+    await this.waitReady(child, `http://${probes}/readyz`);
+  }
+
+  /** Polls `url` until it answers 2xx; fails when the process exits first or after READY_TIMEOUT_MS. */
+  private async waitReady(child: ChildProcess, url: string): Promise<void> {
     await until(
-      `compositor /readyz (log: ${this.logFile})`,
+      `${url} (log: ${this.logFile})`,
       async () => {
-        if (child.exitCode !== null) throw new Error(`compositor exited with code ${child.exitCode}`);
-        const response = await fetch(`http://${probes}/readyz`, { signal: AbortSignal.timeout(2_000) });
+        if (child.exitCode !== null) throw new Error(`the controller exited with code ${child.exitCode}`);
+        const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
         return response.ok ? true : undefined;
       },
       { timeoutMs: READY_TIMEOUT_MS, intervalMs: 100 },

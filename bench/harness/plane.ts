@@ -7,8 +7,9 @@ import { dirname, join } from 'node:path';
 import { ControlPlane } from '../../e2e/controlplane/index.js';
 import { sleep, until } from './util.js';
 
-export function startPlane(): Promise<ControlPlane> {
-  return ControlPlane.start({ controllerManager: false });
+/** The benchmarks' plane: no controller manager; `apiServerArgs` added to kube-apiserver's flags. */
+export function startPlane(apiServerArgs: readonly string[] = []): Promise<ControlPlane> {
+  return ControlPlane.start({ controllerManager: false, apiServerArgs });
 }
 
 function commandLine(pid: number): string[] {

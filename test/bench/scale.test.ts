@@ -37,6 +37,9 @@ describe('bench: scale (smoke, 10 XRs)', function () {
       'peakRssMiB',
       'idleRssMiB',
       'restart',
+      'apiServer',
+      'countedAt',
+      'reconcilesPerXr',
       'targets',
     );
     expect(result.benchmark).to.equal('scale');
@@ -46,13 +49,36 @@ describe('bench: scale (smoke, 10 XRs)', function () {
     expect(result.restart).to.have.all.keys(
       'windowSeconds',
       'readySeconds',
+      'timedFrom',
       'reconcilesInWindow',
       'reconciledRatio',
       'changedReconciledMs',
+      'serverWritesInWindow',
+      'serverReadsInWindow',
     );
-    expect(result.apiRequestsByVerb).to.be.an('object').that.includes.keys('POST', 'PATCH');
+    expect(result.restart.timedFrom).to.equal('readiness');
+    expect(result.apiRequestsByVerb).to.be.an('object').that.includes.keys('PATCH');
     expect(result.reconciles).to.be.a('number').greaterThan(0);
     expect(result.peakRssMiB).to.be.greaterThan(0);
+  });
+
+  it("counts the controller's requests at the API server, without the benchmark's own", () => {
+    const { converging, idle } = result.apiServer;
+    // Every XR gets its composed ConfigMaps applied by the controller, never by the benchmark.
+    expect(converging.byRequest['APPLY configmaps'], 'ConfigMap applies').to.equal(XRS * COMPOSED);
+    // The benchmark created the XRs: its creates are taken out, and counted apart.
+    expect(converging.byRequest).to.not.have.property(`POST xscales.bench.compositor.crossplane.io`);
+    expect(converging.benchmarkOwn['POST xscales.bench.compositor.crossplane.io']).to.equal(XRS);
+    expect(converging.writesPerXr).to.equal(Math.round((converging.writes / XRS) * 100) / 100);
+    // Only compositor writes besides the benchmark, so the server's count is compositor's own count (give or take
+    // a request in flight when the two were read).
+    const clientWrites = ['POST', 'PUT', 'PATCH', 'DELETE'].reduce(
+      (t, v) => t + (result.apiRequestsByVerb?.[v] ?? 0),
+      0,
+    );
+    expect(converging.writes).to.be.within(clientWrites - 3, clientWrites + 3);
+    expect(idle.byRequest).to.not.have.property('PATCH xscales.bench.compositor.crossplane.io');
+    expect(result.countedAt).to.include.keys('apiServer', 'apiRequestsByVerb');
   });
 
   it('has every XR Ready with exactly its composed resources', () => {
