@@ -33,6 +33,8 @@ export interface Applied {
   wrote: boolean;
   /** What those writes returned, for those whose echo is tracked: the next look waits for their echoes. */
   written: ComposedObject[];
+  /** What each write returned, by resource name (what the next reconcile would observe). */
+  returned: Map<string, ComposedObject>;
 }
 
 /** The composed resources of an XR as the reconciler reads, applies and deletes them. */
@@ -110,6 +112,7 @@ export class ComposedClient implements ComposedResources {
   ): Promise<Applied> {
     const changed = desired.filter(({ name, object }) => !isApplied(object, observed.get(name)));
     const written: ComposedObject[] = [];
+    const returned = new Map<string, ComposedObject>();
     const invalid = await mapLimited(
       changed,
       this.limit,
@@ -120,6 +123,7 @@ export class ComposedClient implements ComposedResources {
           const result = await serverSideApply(this.options, object, { fieldManager, signal, trackEcho });
           await this.releasePreviousOwner(xr, result, { signal, trackEcho });
           if (trackEcho) written.push(result);
+          returned.set(name, result);
           return false;
         } catch (err) {
           if (!(err instanceof ApiError) || err.status !== 422) throw err;
@@ -131,7 +135,7 @@ export class ComposedClient implements ComposedResources {
       { signal },
     );
     const unsynced = changed.filter((_, i) => invalid[i]).map((d) => d.name);
-    return { unsynced, wrote: changed.length > 0, written };
+    return { unsynced, wrote: changed.length > 0, written, returned };
   }
 
   async collectGarbage(

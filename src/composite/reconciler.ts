@@ -150,6 +150,8 @@ export class CompositeReconciler {
     composed: Composed,
     { pollMs, signal }: { pollMs: number; signal: AbortSignal },
   ): Promise<ReconcileResult> {
+    // The machinery apply may have moved the generation: the conditions say they observed the one written.
+    status.observeGeneration(xr.metadata.generation);
     if (composed.unsynced.length > 0) {
       status.setCondition(reconcileError(`Unsynced resources: ${[...composed.unsynced].sort().join(', ')}`));
     } else {
@@ -171,8 +173,9 @@ export class CompositeReconciler {
     // compositor's own writes come back as echoes that trigger nothing, so after a write the XR looks once more to
     // observe what it wrote: readiness and ToCompositeFieldPath patches are computed from observed state. It looks
     // as soon as the caches show those writes (realtime: without it composed kinds are not watched, so no echo
-    // comes), at the latest after OBSERVE_WRITES_AFTER_MS.
-    if (composed.wrote) {
+    // comes), at the latest after OBSERVE_WRITES_AFTER_MS. Unless the compose pass settled: it looked already, at
+    // what the writes returned, and found nothing more to do.
+    if (composed.wrote && !composed.settled) {
       if (!this.options.timing.realtime) return { requeueAfterMs: OBSERVE_WRITES_AFTER_MS };
       const written = statusWritten ? [...composed.written, statusWritten] : composed.written;
       return { requeueAfterMs: OBSERVE_WRITES_AFTER_MS, expediteWhen: this.options.ownWrites.echoed(written) };

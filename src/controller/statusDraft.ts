@@ -12,10 +12,12 @@ type Status = NonNullable<ReconciledObject['status']>;
 export class StatusDraft {
   private conditions: Condition[];
   private fields: Record<string, unknown>;
+  /** The types this draft set, stamped with its generation (the others keep what is stored). */
+  private readonly stamped = new Set<string>();
 
   constructor(
     private readonly current: Status,
-    private readonly generation: number | undefined,
+    private generation: number | undefined,
     private readonly now: () => Date,
   ) {
     this.conditions = [...(current.conditions ?? [])];
@@ -27,6 +29,20 @@ export class StatusDraft {
     const stamped: Condition = { ...condition };
     if (this.generation !== undefined) stamped.observedGeneration = this.generation;
     this.conditions = setCondition(this.conditions, stamped, this.now);
+    this.stamped.add(condition.type);
+  }
+
+  /**
+   * The object's generation moved during the reconcile (a write of its spec, such as the XR's machinery): the
+   * conditions set so far and from now on say they observed the new one, so the status is not written a second
+   * time, by the next reconcile, only to move observedGeneration.
+   */
+  observeGeneration(generation: number | undefined): void {
+    if (generation === undefined || generation === this.generation) return;
+    this.generation = generation;
+    this.conditions = this.conditions.map((c) =>
+      this.stamped.has(c.type) ? { ...c, observedGeneration: generation } : c,
+    );
   }
 
   condition(type: string): Condition | undefined {

@@ -100,15 +100,34 @@ describe('composite/CompositeReconciler', () => {
       const world = new World();
       world.createXr();
       await world.reconcile();
-      world.sync();
-      await world.reconcile();
-      expect(world.writes(), 'the status, for the generation the machinery apply moved').to.deep.equal([
-        `PATCH ${XR_PATH}/status [${XR_FIELD_OWNER}]`,
-      ]);
+      const xr = world.xr();
+      expect(
+        condition(xr, 'Ready')?.observedGeneration,
+        'the status observed the generation the machinery apply moved',
+      ).to.equal(xr?.metadata.generation);
       world.sync();
       expect(await world.reconcile()).to.deep.equal({ requeueAfterMs: undefined });
       expect(world.writes()).to.deep.equal([]);
       expect(world.eventLines()).to.deep.equal([]);
+    });
+
+    it('marks the XR Ready in the reconcile that creates its resources when what the applies returned is ready', async () => {
+      const world = new World();
+      // As function-patch-and-transform with readinessChecks None: a resource is ready once it is observed.
+      world.runner.respond = (call) => {
+        const observed = call.request.observed?.resources ?? {};
+        return desiring({ a: { data: { v: '1' }, ready: 'a' in observed }, b: { data: {}, ready: 'b' in observed } });
+      };
+      world.createXr();
+      expect(await world.reconcile(), 'no follow-up: the settling pass saw the writes').to.deep.equal({
+        requeueAfterMs: undefined,
+      });
+      expect(world.runner.calls, 'the pipeline ran twice: the compose pass and the settling pass').to.have.length(2);
+      expect(world.writes().filter((w) => w.includes('/status'))).to.have.length(1);
+      expect(summary(condition(world.xr(), 'Ready'))).to.equal('True Available');
+      world.sync();
+      expect(await world.reconcile()).to.deep.equal({ requeueAfterMs: undefined });
+      expect(world.writes()).to.deep.equal([]);
     });
 
     it('applies only the composed resources that changed', async () => {
@@ -123,8 +142,11 @@ describe('composite/CompositeReconciler', () => {
       expect(world.writes()[0]).to.match(new RegExp(`^PATCH ${b} `));
     });
 
-    it('after writing composed resources looks again in 250ms, sooner once their echoes arrived (realtime)', async () => {
+    it('after writes it did not settle looks again in 250ms, sooner once their echoes arrived (realtime)', async () => {
       const world = new World();
+      // Each call desires something new, so the settling pass never finds what was just applied.
+      let calls = 0;
+      world.runner.respond = () => desiring({ cm: { data: { call: String(++calls) } } });
       world.createXr();
       const result = await world.reconcile();
       expect(result.requeueAfterMs).to.equal(250);
@@ -142,6 +164,8 @@ describe('composite/CompositeReconciler', () => {
 
     it('polls: after a write looks again in 250ms without waiting for echoes, then after the poll interval', async () => {
       const world = new World({ realtime: false });
+      let calls = 0;
+      world.runner.respond = () => desiring({ cm: { data: { call: String(Math.min(2, ++calls)) } } });
       world.createXr();
       expect(await world.reconcile()).to.deep.equal({ requeueAfterMs: 250 });
       world.sync();
@@ -410,7 +434,12 @@ describe('composite/CompositeReconciler', () => {
       const old = composedPath(world, 'old');
       world.runner.respond = () => desiring({ keep: { data: {} } });
       await world.reconcile();
-      expect(world.writes()).to.deep.equal([`DELETE ${old}`, `PATCH ${XR_PATH} [${MACHINERY_FIELD_OWNER}]`]);
+      expect(world.writes()).to.deep.equal([
+        `DELETE ${old}`,
+        `PATCH ${XR_PATH} [${MACHINERY_FIELD_OWNER}]`,
+        // The conditions observed the generation the machinery apply moved.
+        `PATCH ${XR_PATH}/status [${XR_FIELD_OWNER}]`,
+      ]);
       const refs = (world.xr()?.spec?.crossplane as { resourceRefs: unknown[] }).resourceRefs;
       expect(refs).to.have.length(1);
     });
