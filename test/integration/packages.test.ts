@@ -6,17 +6,21 @@ import pino from 'pino';
 import { credentials, Client, Metadata } from '@grpc/grpc-js';
 import { loadCrds } from '../../src/apis/index.js';
 import { runFunctionMethod, RUN_FUNCTION_V1 } from '../../src/functions/proto.js';
-import { ensureCrds, type KubeClient } from '../../src/kube/index.js';
+import { FunctionCaller } from '../../src/engine/index.js';
+import { Discovery, ensureCrds, type KubeClient } from '../../src/kube/index.js';
+import { createMetrics } from '../../src/metrics/index.js';
+import { InformerRegistry } from '../../src/watch/index.js';
 import {
   ClientCertificate,
   FunctionPackageController,
   revisionName,
+  SERVER_CERT_ANNOTATION,
   TlsSecrets,
   type FunctionRevision,
 } from '../../src/packages/index.js';
 import { PROBE_FUNCTION } from '../functions/process.js';
 import { freePort } from '../../e2e/controlplane/ports.js';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { apply, ensureNamespace } from './engine.js';
 import { controlPlane, eventually } from './harness.js';
 
@@ -60,6 +64,31 @@ async function secretFiles(client: KubeClient, name: string): Promise<string> {
   return dir;
 }
 
+/** Plays kubelet: runs the probe function with the server certificate files in `dir`. */
+function spawnProbe(dir: string, port: number): ChildProcess {
+  return spawn(
+    process.execPath,
+    ['--import', 'tsx', PROBE_FUNCTION, '--tls-server-certs-dir', dir, '--address', `127.0.0.1:${port}`],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+}
+
+async function podAnnotations(client: KubeClient, deployment: string): Promise<Record<string, string>> {
+  const got = await client.request<{ spec: { template: { metadata?: { annotations?: Record<string, string> } } } }>(
+    'GET',
+    `/apis/apps/v1/namespaces/${NS}/deployments/${deployment}`,
+  );
+  return got.spec.template.metadata?.annotations ?? {};
+}
+
+async function serverCert(client: KubeClient): Promise<string | undefined> {
+  const secret = await client.request<{ data?: Record<string, string> }>(
+    'GET',
+    `/api/v1/namespaces/${NS}/secrets/${FN}-tls-server`,
+  );
+  return secret.data?.['tls.crt'];
+}
+
 describe('Function packages (integration)', function () {
   this.timeout(90_000);
   let client: KubeClient;
@@ -72,7 +101,8 @@ describe('Function packages (integration)', function () {
     await ensureNamespace(client, NS);
     const secrets = new TlsSecrets({ client, namespace: NS });
     const logger = pino({ level: process.env.TEST_LOG ?? 'silent' });
-    clientTls = new ClientCertificate({ secrets, namespace: NS, issue: true, logger });
+    // Looks every 300 ms instead of every minute, so the renewal test sees a new CA at once.
+    clientTls = new ClientCertificate({ secrets, namespace: NS, issue: true, logger, refreshMs: 300 });
     controller = new FunctionPackageController({
       client,
       secrets,
@@ -214,6 +244,68 @@ describe('Function packages (integration)', function () {
       `/api/v1/namespaces/${NS}/services/${FN}`,
     );
     expect(svc.spec.selector['pkg.crossplane.io/revision']).to.equal(rev);
+  });
+
+  it("picks up renewed certificates: after a new CA, compositor's function client trusts it and calls on", async () => {
+    const rev = revisionName(FN, 'xpkg.example.org/probe:v2');
+    const target = `dns:///${FN}.${NS}:9443`;
+    const port = await freePort();
+    const logger = pino({ level: process.env.TEST_LOG ?? 'silent' });
+    const discovery = new Discovery(client);
+    const informers = new InformerRegistry({
+      client,
+      kubeConfig: client.kubeConfig,
+      discovery,
+      logger,
+      syncIntervalMs: 3_600_000,
+    });
+    const caller = new FunctionCaller({
+      informers,
+      config: {
+        functionInsecure: false,
+        functionTlsDir: '/nonexistent',
+        functionTimeoutMs: 10_000,
+        builtinFunctions: true,
+        enableFunctionResponseCache: false,
+        xfnCacheMaxTtlMs: 0,
+        packageRuntime: 'Deployment',
+        leaderElectionNamespace: NS,
+      },
+      metrics: createMetrics({ processMetrics: false }),
+      log: logger,
+      packageTls: clientTls,
+      dialOverrides: { [target]: `127.0.0.1:${port}` },
+    });
+    await caller.start();
+    const runner = caller.runner();
+    const call = (): Promise<boolean> => runner.run({ functionName: FN, step: 'probe', request: {} }).then(() => true);
+    // The kubelet's part: run the function with the server Secret as it is now, restarted when it changes.
+    let child = spawnProbe(await secretFiles(client, `${FN}-tls-server`), port);
+    try {
+      await eventually('a call before the renewal', call);
+      const before = { client: clientTls.current(), deployment: await podAnnotations(client, rev) };
+      const serverBefore = await serverCert(client);
+
+      // A new CA: every certificate is reissued, the function's pods roll, compositor's client follows.
+      await client.request('DELETE', `/api/v1/namespaces/${NS}/secrets/crossplane-root-ca`);
+      await eventually('a new client certificate and CA', () => {
+        const now = clientTls.current();
+        return Promise.resolve(now !== before.client && now?.ca !== before.client?.ca ? now : undefined);
+      });
+      const annotations = await eventually('the pods rolled for the new server certificate', async () => {
+        const now = await podAnnotations(client, rev);
+        return now[SERVER_CERT_ANNOTATION] !== before.deployment[SERVER_CERT_ANNOTATION] ? now : undefined;
+      });
+      expect(annotations[SERVER_CERT_ANNOTATION]).to.match(/^[0-9a-f]{16}$/);
+      child.kill('SIGTERM');
+      expect(await serverCert(client)).to.not.equal(serverBefore);
+      child = spawnProbe(await secretFiles(client, `${FN}-tls-server`), port);
+      await eventually('a call after the renewal', call);
+    } finally {
+      child.kill('SIGTERM');
+      await caller.stop();
+      await informers.stop();
+    }
   });
 });
 
