@@ -20,6 +20,8 @@ import {
 import { xrdScope, type CompositeResourceDefinition } from '../definition/index.js';
 import { checkRenderInputs, type RenderFiles } from './renderCheck.js';
 import { readObject, readObjects, RenderInputError } from './renderInputs.js';
+import { withSchemaDefaults } from './renderDefaults.js';
+import { reconcileEvents } from './renderEvents.js';
 import { RESOURCE_NAME_ANNOTATION, renderDocuments } from './renderOutput.js';
 import { reconcilerView } from './renderXr.js';
 import type { Output } from './start.js';
@@ -83,6 +85,19 @@ function isLegacy(xrd: JsonObject): boolean {
   return xrdScope(xrd as unknown as CompositeResourceDefinition) === 'LegacyCluster';
 }
 
+/** The XR with its schema's defaults (crank's --xrd); a problem is one line naming the XRD file. */
+function defaultedXr(file: JsonObject, xrd: JsonObject, path: string): JsonObject {
+  try {
+    return withSchemaDefaults(file, xrd as unknown as CompositeResourceDefinition);
+  } catch (err) {
+    const detail = err instanceof Error ? err.message : String(err);
+    throw new RenderInputError(
+      `invalid composite resource definition "${path}": cannot default values for XR "${str(obj(file.metadata).name)}": ${detail}`,
+      { cause: err },
+    );
+  }
+}
+
 /** Where each Function runs: a development target, or a built-in; anything else cannot run here. */
 function placeFunctions(functions: readonly JsonObject[], file: string): Record<string, string> {
   const builtins = new Set(builtinFunctions().keys());
@@ -112,9 +127,11 @@ async function render(options: RenderOptions): Promise<string> {
   const required = options.requiredResources ? await readObjects(options.requiredResources, 'required resources') : [];
   const targets = placeFunctions(functions, options.functions);
   // Read with the other inputs, so a problem with the file is reported before any function runs.
-  const legacy =
-    options.xrd === undefined ? false : isLegacy(await readObject(options.xrd, 'composite resource definition'));
-  const xr = reconcilerView(file, str(obj(composition.metadata).name), legacy);
+  const xrd = options.xrd === undefined ? undefined : await readObject(options.xrd, 'composite resource definition');
+  const legacy = xrd !== undefined && isLegacy(xrd);
+  const defaulted = xrd === undefined ? file : defaultedXr(file, xrd, options.xrd ?? '');
+  const compositionName = str(obj(composition.metadata).name);
+  const xr = reconcilerView(defaulted, compositionName, legacy);
   const packages = new Map(functions.map((fn) => [str(obj(fn.metadata).name), str(obj(fn.spec).package)]));
   const grpc = new GrpcFunctionRunner({
     resolveEndpoint: staticEndpointResolver(targets),
@@ -133,13 +150,15 @@ async function render(options: RenderOptions): Promise<string> {
       { steps, observed: { composite: { resource: xr }, resources } },
       { runner: new RequirementsRunner(router, fileFetcher(required)) },
     );
+    const machinery = legacy ? obj(file.spec) : obj(obj(file.spec).crossplane);
+    const fileCompositionRef = str(obj(machinery.compositionRef).name) || undefined;
     const docs = renderDocuments(xr, out, {
       observed,
       includeResults: options.includeFunctionResults,
       includeContext: options.includeContext,
       includeEvents: options.includeEvents,
       legacy,
-      compositionName: str(obj(composition.metadata).name),
+      events: reconcileEvents({ fileCompositionRef, compositionName, out }),
     });
     // YAML 1.1 quoting, as Go's sigs.k8s.io/yaml prints: timestamps, yes/no and the like stay strings.
     return docs.map((d) => `---\n${stringify(d, { version: '1.1' })}`).join('');

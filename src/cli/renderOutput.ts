@@ -1,7 +1,7 @@
 // What `compositor render` prints, as `crossplane render` prints it: the XR (the pipeline's desired composite,
 // with a Ready condition), then every desired composed resource with the metadata Crossplane would add, sorted by
 // composition resource name. Timestamps are fixed so the output is stable in CI diffs.
-import { childName } from '../composite/index.js';
+import { childName, type ReconcileEvent } from '../composite/index.js';
 import { unreadyMessage } from '../controller/index.js';
 import type { JsonObject, PipelineOutput, Resource } from '../functions/index.js';
 
@@ -109,7 +109,20 @@ export function renderComposite(
     return condition;
   });
   status.conditions = [...RECONCILED_CONDITIONS, readyCondition(out), ...functionConditions];
+  if (legacy) setClaimConditionTypes(status, out);
   return { apiVersion: str(xr.apiVersion), kind: str(xr.kind), metadata, spec, status };
+}
+
+/**
+ * crossplane-runtime composite.Unstructured SetClaimConditionTypes, called by the reconciler for each condition a
+ * function targets at CompositeAndClaim: only a legacy XR keeps them, the types it has first, new ones appended in
+ * the pipeline's order, no duplicates.
+ */
+function setClaimConditionTypes(status: JsonObject, out: PipelineOutput): void {
+  const existing = Array.isArray(status.claimConditionTypes) ? status.claimConditionTypes.map(str) : [];
+  const types = new Set(existing);
+  for (const c of out.conditions) if (c.target === 'CompositeAndClaim') types.add(c.type);
+  if (types.size !== existing.length) status.claimConditionTypes = [...types];
 }
 
 function compositeLabel(xr: JsonObject): string {
@@ -155,11 +168,12 @@ export interface RenderExtras {
   observed: ReadonlyMap<string, JsonObject>;
   includeResults: boolean;
   includeContext: boolean;
-  /** Also print the events a reconcile would record (selection, function results). */
+  /** Also print the events as Event documents (compositor's own flag). */
   includeEvents?: boolean;
   /** The XR is a legacy (v1, LegacyCluster) one: machinery at spec.* rather than spec.crossplane.*. */
   legacy?: boolean;
-  compositionName?: string;
+  /** The events the reconcile recorded, in order (renderEvents.ts). */
+  events?: readonly ReconcileEvent[];
 }
 
 const RENDER_API_VERSION = 'render.crossplane.io/v1beta1';
@@ -202,16 +216,27 @@ function deletedDocuments(
     });
 }
 
-function eventDocuments(out: PipelineOutput, compositionName: string): JsonObject[] {
-  const selected = {
-    type: 'Normal',
-    reason: 'SelectComposition',
-    message: `Successfully selected composition: ${compositionName}`,
-  };
-  return [selected, ...out.events.map(({ type, reason, message }) => ({ type, reason, message }))].map((e) => ({
+/**
+ * -r as crank v2.3 prints it (cmd/crank/render/convert.go parseCompositeResponse): every event the reconciler
+ * recorded, in order, as a Result with the event's type as its severity.
+ */
+function resultDocuments(events: readonly ReconcileEvent[]): JsonObject[] {
+  return events.map(({ type, reason, message }) => ({
+    apiVersion: RENDER_API_VERSION,
+    kind: 'Result',
+    severity: type,
+    reason,
+    message,
+  }));
+}
+
+function eventDocuments(events: readonly ReconcileEvent[]): JsonObject[] {
+  return events.map(({ type, reason, message }) => ({
     apiVersion: RENDER_API_VERSION,
     kind: 'Event',
-    ...e,
+    type,
+    reason,
+    message,
   }));
 }
 
@@ -223,18 +248,8 @@ export function renderDocuments(xr: JsonObject, out: PipelineOutput, extras: Ren
   );
   const docs: JsonObject[] = [renderComposite(xr, out, composed, extras.legacy), ...composed];
   docs.push(...deletedDocuments(xr, out, extras.observed));
-  if (extras.includeEvents === true) docs.push(...eventDocuments(out, extras.compositionName ?? ''));
-  if (extras.includeResults) {
-    for (const e of out.events) {
-      docs.push({
-        apiVersion: RENDER_API_VERSION,
-        kind: 'Result',
-        step: e.step,
-        severity: e.severity,
-        message: e.detail,
-      });
-    }
-  }
+  if (extras.includeEvents === true) docs.push(...eventDocuments(extras.events ?? []));
+  if (extras.includeResults) docs.push(...resultDocuments(extras.events ?? []));
   if (extras.includeContext) {
     docs.push({ apiVersion: RENDER_API_VERSION, kind: 'Context', fields: out.context ?? {} });
   }

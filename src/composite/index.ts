@@ -49,8 +49,10 @@ export {
 export { FunctionPipeline, type CompositionPipeline, type FunctionPipelineOptions } from './functionPipeline.js';
 export {
   ApiResultPublisher,
+  notReadyEvent,
   SYSTEM_CONDITION_TYPES,
   type ApiResultPublisherOptions,
+  type ReconcileEvent,
   type ResultPublisher,
 } from './resultPublisher.js';
 export { ApiXrWriter, type XrWriter } from './xrWriter.js';

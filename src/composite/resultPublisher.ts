@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { errorMessage } from '../base/index.js';
 import { claimOf, describe, type StatusDraft, type Xr, type XrType } from '../controller/index.js';
-import type { PipelineCondition, PipelineEvent } from '../functions/index.js';
+import { goQuote, type PipelineCondition, type PipelineEvent } from '../functions/index.js';
 import {
   getIfExists,
   publishConnectionSecret,
@@ -13,6 +13,26 @@ import { publishedData, xrSecretRef } from './connection.js';
 
 /** Types only compositor may set; conditions of these types returned by functions are dropped. */
 export const SYSTEM_CONDITION_TYPES: ReadonlySet<string> = new Set(['Synced', 'Ready', 'Responsive']);
+
+/** An event the composite reconciler records: type, reason and message. */
+export interface ReconcileEvent {
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+}
+
+/**
+ * The Normal event upstream records for each composed resource that is not ready after a compose pass (crossplane
+ * internal/controller/apiextensions/composite/reconciler.go Reconcile: `Composed resource %q is not yet ready`, reason
+ * ComposeResources).
+ */
+export function notReadyEvent(resourceName: string): ReconcileEvent {
+  return {
+    type: 'Normal',
+    reason: 'ComposeResources',
+    message: `Composed resource ${goQuote(resourceName)} is not yet ready`,
+  };
+}
 
 /** What the function pipeline says about an XR reaches the XR, and the XR's claim where a function targets it. */
 export interface ResultPublisher {
@@ -57,7 +77,8 @@ export class ApiResultPublisher implements ResultPublisher {
       status.setCondition(rest);
       if (target === 'CompositeAndClaim' && this.options.xrType.legacy) forClaim.add(condition.type);
     }
-    if (forClaim.size !== before) status.set('claimConditionTypes', [...forClaim].sort());
+    // Upstream's SetClaimConditionTypes keeps the types it has and appends new ones in the pipeline's order.
+    if (forClaim.size !== before) status.set('claimConditionTypes', [...forClaim]);
   }
 
   async emitEvents(xr: Xr, events: readonly PipelineEvent[], signal: AbortSignal): Promise<void> {

@@ -43,6 +43,7 @@ export {
   autoReady,
   builtinFunctions,
   ENVIRONMENT_KEY,
+  goQuote,
   PATCH_AND_TRANSFORM,
   patchAndTransform,
   type AutoReadyOptions,

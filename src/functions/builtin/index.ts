@@ -5,6 +5,7 @@ import { PATCH_AND_TRANSFORM, patchAndTransform } from './pt/patchAndTransform.j
 
 export { AUTO_READY, autoReady, type AutoReadyOptions } from './autoready/autoReady.js';
 export { ENVIRONMENT_KEY, PATCH_AND_TRANSFORM, patchAndTransform } from './pt/patchAndTransform.js';
+export { goQuote } from './gostd.js';
 
 export interface BuiltinOptions {
   autoReady?: AutoReadyOptions;

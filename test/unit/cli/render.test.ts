@@ -113,7 +113,69 @@ describe('cli/render on examples/', () => {
     });
     expect(configMap.metadata.name).to.equal('example-3f1d2c4b5a69');
     expect(configMap.metadata.generateName).to.equal(undefined);
-    expect(docs).to.have.length(2);
+    // -r prints the reconciler's events as crank v2.3 does (cmd/crank/render/convert.go parseCompositeResponse):
+    // Results with the event type as severity, in the order composite/reconciler.go Reconcile records them.
+    expect(docs.slice(2)).to.deep.equal([
+      {
+        apiVersion: 'render.crossplane.io/v1beta1',
+        kind: 'Result',
+        severity: 'Normal',
+        reason: 'SelectComposition',
+        message: 'Successfully selected composition: apps.example.crossplane.io',
+      },
+    ]);
+  });
+
+  it('-r: no selection event when the file already names the composition; one event per unready resource', async () => {
+    // reconciler.go Reconcile records SelectComposition only when the reference is new or changed, and
+    // `Composed resource %q is not yet ready` for each composed resource that is not ready.
+    const xr = tempFile(
+      'xr.yaml',
+      'apiVersion: example.crossplane.io/v1\nkind: App\nmetadata: {name: example, namespace: default}\nspec:\n  image: nginx:1.27\n  crossplane: {compositionRef: {name: apps.example.crossplane.io}}\n',
+    );
+    const { code, docs } = await render({ xr, includeFunctionResults: true });
+    expect(code).to.equal(0);
+    expect(docs.slice(2).map((d) => [d.severity, d.reason, d.message])).to.deep.equal([
+      ['Normal', 'ComposeResources', 'Composed resource "settings" is not yet ready'],
+    ]);
+  });
+
+  it("--xrd applies the schema defaults of the XR's version before the pipeline runs", async () => {
+    // cmd/crank/render/cmd.go Run: DefaultValues(xr, apiVersion, xcrd.ForCompositeResource(xrd)).
+    const xr = tempFile(
+      'xr.yaml',
+      'apiVersion: example.crossplane.io/v1\nkind: App\nmetadata: {name: example, namespace: default}\nspec: {}\n',
+    );
+    const xrd = tempFile(
+      'xrd.yaml',
+      [
+        'apiVersion: apiextensions.crossplane.io/v2',
+        'kind: CompositeResourceDefinition',
+        'metadata: {name: apps.example.crossplane.io}',
+        'spec:',
+        '  group: example.crossplane.io',
+        '  scope: Namespaced',
+        '  names: {kind: App, plural: apps}',
+        '  versions:',
+        '  - name: v1',
+        '    served: true',
+        '    referenceable: true',
+        '    schema:',
+        '      openAPIV3Schema:',
+        '        type: object',
+        '        properties:',
+        '          spec:',
+        '            type: object',
+        '            properties:',
+        '              image: {type: string, default: "nginx:default"}',
+        '',
+      ].join('\n'),
+    );
+    const { code, docs, stderr } = await render({ xr, xrd });
+    expect(stderr).to.equal('');
+    expect(code).to.equal(0);
+    const configMap = docs[1] as { data: Record<string, unknown> };
+    expect(configMap.data.image).to.equal('nginx:default');
   });
 
   it('prints the selection event, what it would delete, and legacy machinery at spec.* with a v1 XRD', async () => {
@@ -132,7 +194,7 @@ describe('cli/render on examples/', () => {
     );
     const legacyXrd = tempFile(
       'xrd.yaml',
-      'apiVersion: apiextensions.crossplane.io/v1\nkind: CompositeResourceDefinition\nmetadata: {name: apps.example.crossplane.io}\nspec: {group: example.crossplane.io, names: {kind: App, plural: apps}, versions: []}\n',
+      'apiVersion: apiextensions.crossplane.io/v1\nkind: CompositeResourceDefinition\nmetadata: {name: apps.example.crossplane.io}\nspec: {group: example.crossplane.io, names: {kind: App, plural: apps}, versions: [{name: v1, served: true, referenceable: true}]}\n',
     );
     const { code, docs, stderr } = await render({ observedResources: stale, includeEvents: true, xrd: legacyXrd });
     expect(stderr).to.equal('');
@@ -152,6 +214,13 @@ describe('cli/render on examples/', () => {
         type: 'Normal',
         reason: 'SelectComposition',
         message: 'Successfully selected composition: apps.example.crossplane.io',
+      },
+      {
+        apiVersion: 'render.crossplane.io/v1beta1',
+        kind: 'Event',
+        type: 'Normal',
+        reason: 'ComposeResources',
+        message: 'Composed resource "settings" is not yet ready',
       },
     ]);
   });
@@ -191,6 +260,16 @@ describe('cli/render on examples/', () => {
         ),
       }),
       want: /^compositor render: invalid functions ".*": Function "function-patch-and-transform" is not built in; annotate it with render\.crossplane\.io\/runtime-development-target/,
+    },
+    xrdVersion: {
+      reason: "an XRD without the XR's version cannot default it (crank cmd/crank/render/xrd.go DefaultValues)",
+      options: () => ({
+        xrd: tempFile(
+          'xrd.yaml',
+          'apiVersion: apiextensions.crossplane.io/v2\nkind: CompositeResourceDefinition\nmetadata: {name: apps.example.crossplane.io}\nspec: {group: example.crossplane.io, names: {kind: App, plural: apps}, versions: [{name: v2, served: true, referenceable: true}]}\n',
+        ),
+      }),
+      want: /^compositor render: invalid composite resource definition ".*xrd\.yaml": cannot default values for XR "example": the specified API version 'example\.crossplane\.io\/v1' does not exist in the XRD\n$/,
     },
     fatal: {
       reason: 'a FATAL result from a built-in fails the render with the step named',

@@ -1,0 +1,82 @@
+import { expect } from 'chai';
+import { reconcileEvents } from '../../../src/cli/renderEvents.js';
+import { renderComposite } from '../../../src/cli/renderOutput.js';
+import type { PipelineCondition, PipelineEvent, PipelineOutput } from '../../../src/functions/index.js';
+
+function output(parts: Partial<PipelineOutput>): PipelineOutput {
+  return { desired: {}, context: undefined, events: [], conditions: [], ttlMs: undefined, requirements: {}, ...parts };
+}
+
+const condition = (type: string, target: PipelineCondition['target']): PipelineCondition => ({
+  type,
+  status: 'True',
+  reason: 'Available',
+  target,
+});
+
+const XR = { apiVersion: 'example.org/v1', kind: 'XDatabase', metadata: { name: 'db' } };
+
+describe('cli/renderOutput claimConditionTypes', () => {
+  // crossplane-runtime composite.Unstructured SetClaimConditionTypes, called by crossplane
+  // internal/controller/apiextensions/composite/reconciler.go handleCommonCompositionResult for each condition
+  // targeted at CompositeAndClaim: legacy XRs only; the types the XR has first, new ones appended, no duplicates.
+  const conditions = [
+    condition('DatabaseReady', 'CompositeAndClaim'),
+    condition('InternalSync', 'Composite'),
+    condition('BucketReady', 'CompositeAndClaim'),
+  ];
+  const cases: Record<string, { reason: string; legacy: boolean; observed?: string[]; want: unknown }> = {
+    legacy: {
+      reason: 'a legacy XR lists the claim condition types in pipeline order',
+      legacy: true,
+      want: ['DatabaseReady', 'BucketReady'],
+    },
+    keepsExisting: {
+      reason: 'types the XR has stay first; a type seen again is not repeated',
+      legacy: true,
+      observed: ['BucketReady', 'Old'],
+      want: ['BucketReady', 'Old', 'DatabaseReady'],
+    },
+    modern: {
+      reason: 'a v2 XR has no claim, so no claimConditionTypes',
+      legacy: false,
+      want: undefined,
+    },
+  };
+  for (const [name, c] of Object.entries(cases)) {
+    it(name, () => {
+      const xr = c.observed ? { ...XR, status: { claimConditionTypes: c.observed } } : XR;
+      const rendered = renderComposite(xr, output({ conditions }), [], c.legacy);
+      expect((rendered.status as Record<string, unknown>).claimConditionTypes, c.reason).to.deep.equal(c.want);
+    });
+  }
+});
+
+describe('cli/renderEvents reconcileEvents', () => {
+  const warning: PipelineEvent = {
+    type: 'Warning',
+    reason: 'ComposeResources',
+    message: 'Pipeline step "pt": careful',
+    target: 'Composite',
+    step: 'pt',
+    detail: 'careful',
+    severity: 'SEVERITY_WARNING',
+  };
+  it('records the new selection, the function results, then one event per unready resource', () => {
+    // reconciler.go Reconcile: "Successfully composed resources" is only logged; not-yet-ready is an event.
+    const events = reconcileEvents({
+      fileCompositionRef: 'other',
+      compositionName: 'mine',
+      out: output({
+        events: [warning],
+        desired: { resources: { b: {}, a: { ready: 'READY_FALSE' }, c: { ready: 'READY_TRUE' } } },
+      }),
+    });
+    expect(events).to.deep.equal([
+      { type: 'Normal', reason: 'SelectComposition', message: 'Successfully selected composition: mine' },
+      { type: 'Warning', reason: 'ComposeResources', message: 'Pipeline step "pt": careful' },
+      { type: 'Normal', reason: 'ComposeResources', message: 'Composed resource "a" is not yet ready' },
+      { type: 'Normal', reason: 'ComposeResources', message: 'Composed resource "b" is not yet ready' },
+    ]);
+  });
+});
