@@ -32,7 +32,7 @@ import { ComposedClient } from './composedClient.js';
 import { CachedCompositionSelector } from './compositionSelector.js';
 import { Composer, type Composed, type CompositeSteps } from './compose.js';
 import { FunctionPipeline } from './functionPipeline.js';
-import { ApiResultPublisher } from './resultPublisher.js';
+import { ApiResultPublisher, composedResourceEvents } from './resultPublisher.js';
 import { RevisionPendingError, SelectionError, type XrdDefaults } from './selection.js';
 import { machineryOf } from './xr.js';
 import { ApiXrWriter } from './xrWriter.js';
@@ -164,6 +164,9 @@ export class CompositeReconciler {
       const message = composed.readyOverride === undefined ? unreadyMessage(composed.unready) : undefined;
       status.setCondition({ type: 'Ready', status: 'False', reason: 'Creating', ...(message ? { message } : {}) });
     }
+    composedResourceEvents(composed.unsynced, composed.unready).forEach((event) => {
+      this.options.events.event(xr, event);
+    });
     const token = pendingReconcileRequest(xr.metadata.annotations, xr.status?.lastHandledReconcileAt);
     if (token !== undefined) {
       status.set('lastHandledReconcileAt', token);

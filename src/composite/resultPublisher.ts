@@ -34,6 +34,28 @@ export function notReadyEvent(resourceName: string): ReconcileEvent {
   };
 }
 
+/**
+ * The events upstream records after a compose pass, per composed resource by name: `Composed resource %q is not yet
+ * valid` when its apply was rejected as invalid, then `... is not yet ready` when it is not ready (reconciler.go
+ * Reconcile records both on every reconcile while they hold; upstream's order follows a Go map, here it is by name).
+ */
+export function composedResourceEvents(unsynced: readonly string[], unready: readonly string[]): ReconcileEvent[] {
+  const invalid = new Set(unsynced);
+  const notReady = new Set(unready);
+  const events: ReconcileEvent[] = [];
+  for (const name of [...new Set([...unsynced, ...unready])].sort()) {
+    if (invalid.has(name)) {
+      events.push({
+        type: 'Normal',
+        reason: 'ComposeResources',
+        message: `Composed resource ${goQuote(name)} is not yet valid`,
+      });
+    }
+    if (notReady.has(name)) events.push(notReadyEvent(name));
+  }
+  return events;
+}
+
 /** What the function pipeline says about an XR reaches the XR, and the XR's claim where a function targets it. */
 export interface ResultPublisher {
   /**

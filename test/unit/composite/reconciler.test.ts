@@ -189,6 +189,12 @@ describe('composite/CompositeReconciler', () => {
       world.createXr();
       await world.reconcile();
       expect(summary(condition(world.xr(), 'Ready'))).to.equal('False Creating: Unready resources: a, z');
+      // crossplane internal/controller/apiextensions/composite/reconciler.go Reconcile: one Normal ComposeResources
+      // event per composed resource that is not ready, `Composed resource %q is not yet ready`.
+      expect(world.eventLines().filter((e) => e.includes('is not yet ready'))).to.deep.equal([
+        'Normal ComposeResources: Composed resource "a" is not yet ready',
+        'Normal ComposeResources: Composed resource "z" is not yet ready',
+      ]);
     });
 
     it('handles a reconcile request once: lastHandledReconcileAt and one Normal event', async () => {
