@@ -22,6 +22,11 @@ export interface XrEvent {
    * kind nested in this one, so its reconcile's own writes (say, its Ready condition) are this XR's news.
    */
   readonly echoMatters?: boolean;
+  /**
+   * True when the event collapses every change since the last one seen (an informer's relist after its watch broke):
+   * an echo of our own write may then hide another writer's change made before it, so it reconciles all the same.
+   */
+  readonly afterGap?: boolean;
 }
 
 /**
@@ -44,6 +49,7 @@ export function admit(event: XrEvent, breaker: Breaker, ownWrites: OwnWrites | u
     return xrKey;
   }
   if (cause === 'resync') return undefined;
-  if (event.echoMatters !== true && ownWrites?.isEcho(object) === true) return undefined;
+  // isEcho is asked even after a gap: it also wakes whoever waits for the echo.
+  if (event.echoMatters !== true && ownWrites?.isEcho(object) === true && event.afterGap !== true) return undefined;
   return breaker.record(xrKey, EVENT_COST[cause], object) === 'Dropped' ? undefined : xrKey;
 }

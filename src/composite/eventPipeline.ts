@@ -355,5 +355,5 @@ function pipelineFunctions(revision: KubeObject): string[] {
 }
 
 function toXrEvent(xrKey: string, event: WatchEvent, isXr: boolean, cause: WatchCause = event.type): XrEvent {
-  return { xrKey, cause, object: event.object, isXr };
+  return { xrKey, cause, object: event.object, isXr, afterGap: event.type === 'update' && event.afterGap === true };
 }

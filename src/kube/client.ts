@@ -1,5 +1,7 @@
 import { RequestContext, type KubeConfig } from '@kubernetes/client-node';
 import { fetch, type RequestInit, type Response } from 'undici';
+import { monotonicClock, type Clock } from '../base/index.js';
+import { ConnectionCheck, type ConnectionCheckOptions } from './connectionCheck.js';
 import { ApiError } from './errors.js';
 import { compositorUserAgent } from './identity.js';
 import type { RequestLimiter } from './rateLimiter.js';
@@ -44,6 +46,26 @@ export interface KubeClientOptions {
   setTimer?: SetTimer;
   /** The User-Agent of every request; default compositor's own (identity.ts). */
   userAgent?: string;
+  /**
+   * The dead-connection check of the pool while requests wait (connectionCheck.ts): its timings, or false for none.
+   */
+  connectionCheck?:
+    Pick<ConnectionCheckOptions, 'readIdleMs' | 'probeGraceMs' | 'verdictDelayMs' | 'roundTimeoutMs'> | false;
+  /** The connection check's clock; tests step a ManualClock. */
+  clock?: Clock;
+}
+
+interface SendOptions {
+  signal: AbortSignal | undefined;
+  check: ConnectionCheck | undefined;
+}
+
+/** The pool's connection was found dead (connectionCheck.ts): the requests waiting on it fail with this. */
+export class DeadConnectionError extends Error {
+  constructor(server: string, options?: ErrorOptions) {
+    super(`cannot reach ${server}: the connection went silent while a new one answered, connection dropped`, options);
+    this.name = 'DeadConnectionError';
+  }
 }
 
 /**
@@ -59,6 +81,9 @@ export class KubeClient {
    * tokens, are still applied per request; only the connection settings are fixed at the first request.
    */
   private dispatcher: Pool;
+  /** The dead-connection check of `dispatcher`, when it is a pool of our own (not undici's global one). */
+  private check: ConnectionCheck | undefined;
+  private readonly lostListeners = new Set<() => void>();
 
   constructor(
     readonly kubeConfig: KubeConfig,
@@ -67,9 +92,71 @@ export class KubeClient {
     private readonly options: KubeClientOptions = {},
   ) {}
 
-  private pooled(context: RequestContext): Pool {
-    this.dispatcher ??= context.getDispatcher();
-    return this.dispatcher;
+  /**
+   * Calls `listener` each time the client found its connection dead and replaced it. Watches run on connections of
+   * their own, most likely over the same dead path: the informers rewatch at once instead of waiting for their
+   * silence deadline. Returns the function that removes the listener.
+   */
+  onConnectionLost(listener: () => void): () => void {
+    this.lostListeners.add(listener);
+    return () => {
+      this.lostListeners.delete(listener);
+    };
+  }
+
+  private pooled(context: RequestContext): { pool: Pool; check: ConnectionCheck | undefined } {
+    if (this.dispatcher === undefined) {
+      const pool = context.getDispatcher();
+      this.dispatcher = pool;
+      this.check = pool === undefined ? undefined : this.checkFor(pool);
+    }
+    return { pool: this.dispatcher, check: this.check };
+  }
+
+  private checkFor(pool: NonNullable<Pool>): ConnectionCheck | undefined {
+    const settings = this.options.connectionCheck;
+    if (settings === false) return undefined;
+    return new ConnectionCheck({
+      ...settings,
+      clock: this.options.clock ?? monotonicClock,
+      probePool: (signal) => this.ping(pool, signal),
+      probeFresh: (signal) => this.pingFresh(pool, signal),
+      onDead: () => {
+        this.retire(pool, new DeadConnectionError(this.server));
+        for (const listener of this.lostListeners) listener();
+      },
+    });
+  }
+
+  /**
+   * Any reply proves a connection alive, so the probe carries no credentials and its status does not matter.
+   * kube-apiserver answers /livez/ping in its handler chain without touching etcd, and health checks are exempt from
+   * API priority and fairness, so a busy server does not queue it.
+   */
+  private async ping(pool: Pool, signal: AbortSignal): Promise<void> {
+    const response = await fetch(`${this.server}/livez/ping`, {
+      dispatcher: pool,
+      signal,
+      headers: { 'user-agent': this.options.userAgent ?? compositorUserAgent() },
+    });
+    await response.arrayBuffer();
+  }
+
+  /**
+   * The same ping on a new connection (client-node hands out a new pool per context), closed afterwards. A
+   * kubeconfig that hands out the pool in use again (the benchmarks' reusing one) has no new connection to offer:
+   * the probe then fails, which condemns nothing.
+   */
+  private async pingFresh(pool: Pool, signal: AbortSignal): Promise<void> {
+    const context = new RequestContext(`${this.server}/livez/ping`, 'GET');
+    await this.kubeConfig.applySecurityAuthentication(context);
+    const fresh = context.getDispatcher();
+    if (fresh === pool || fresh === this.dispatcher) throw new Error('no new connection to compare with');
+    try {
+      await this.ping(fresh, signal);
+    } finally {
+      fresh?.destroy().catch(() => undefined);
+    }
   }
 
   /**
@@ -80,10 +167,15 @@ export class KubeClient {
    * each within its own deadline, which also destroys its sockets. A live connection that was only slow costs a
    * reconnect.
    */
-  private retire(pool: Pool): void {
+  private retire(pool: Pool, dead?: DeadConnectionError): void {
     if (pool === undefined || this.dispatcher !== pool) return;
     this.dispatcher = undefined;
-    pool.close().catch(() => undefined);
+    this.check?.stop();
+    this.check = undefined;
+    // A pool found dead fails what waits on it at once (they retry on the new pool); otherwise it closes once its
+    // in-flight requests have settled, each within its own deadline.
+    if (dead) pool.destroy(dead).catch(() => undefined);
+    else pool.close().catch(() => undefined);
   }
 
   get server(): string {
@@ -107,12 +199,29 @@ export class KubeClient {
     };
     if (options.body !== undefined) headers['content-type'] = options.contentType ?? CONTENT_TYPE.json;
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
-    const pool = this.pooled(context);
+    const { pool, check } = this.pooled(context);
+    return this.sendChecked<T>(
+      method,
+      url,
+      { method, headers, body, dispatcher: pool },
+      { signal: options.signal, check },
+    );
+  }
+
+  /** send() with the pool's connection check told of it, and the pool retired when the request passed its deadline. */
+  private async sendChecked<T>(method: Verb, url: URL, init: RequestInit, on: SendOptions): Promise<T> {
+    on.check?.opened();
     try {
-      return await this.send<T>(method, url, { method, headers, body, dispatcher: pool }, options.signal);
+      return await this.send<T>(method, url, init, on);
     } catch (err) {
-      if (err instanceof RequestTimeoutError) this.retire(pool);
+      if (err instanceof RequestTimeoutError) this.retire(init.dispatcher);
+      // fetch reports the pool's destruction as "fetch failed" with our error as its cause: say what happened.
+      if (on.check?.isDead === true && !(err instanceof DeadConnectionError)) {
+        throw new DeadConnectionError(this.server, { cause: err });
+      }
       throw err;
+    } finally {
+      on.check?.closed();
     }
   }
 
@@ -120,14 +229,15 @@ export class KubeClient {
    * One fetch under the request deadline, started here, after the rate limiter and authentication: only time spent
    * on the connection counts. The caller's signal still aborts it, reported as the caller's abort.
    */
-  private async send<T>(method: Verb, url: URL, init: RequestInit, signal: AbortSignal | undefined): Promise<T> {
+  private async send<T>(method: Verb, url: URL, init: RequestInit, { signal, check }: SendOptions): Promise<T> {
     const timeoutMs = this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     const deadline = startDeadline(signal, timeoutMs, this.options.setTimer ?? realSetTimer);
     let response: Response | undefined;
     try {
       response = await fetch(url, { ...init, signal: deadline.signal });
+      check?.read();
       this.observe(method, String(response.status));
-      const text = await response.text();
+      const text = await readBody(response, check);
       const parsed: unknown = text === '' ? undefined : safeJson(text);
       if (!response.ok) throw toApiError(response.status, parsed, `${method} ${url.pathname}`);
       return parsed as T;
@@ -139,6 +249,22 @@ export class KubeClient {
       deadline.release();
     }
   }
+}
+
+/**
+ * The body as text, telling the connection check of every chunk: a large response still arriving proves the
+ * connection alive, and the probe's answer may be queued behind it on the same connection.
+ */
+async function readBody(response: Response, check: ConnectionCheck | undefined): Promise<string> {
+  if (response.body === null) return '';
+  const decoder = new TextDecoder();
+  let text = '';
+  const reader = response.body.getReader();
+  for (let part = await reader.read(); !part.done; part = await reader.read()) {
+    check?.read();
+    text += decoder.decode(part.value as Uint8Array, { stream: true });
+  }
+  return text + decoder.decode();
 }
 
 function safeJson(text: string): unknown {

@@ -3,6 +3,7 @@
 export {
   KubeClient,
   CONTENT_TYPE,
+  DeadConnectionError,
   type KubeClientOptions,
   type RequestOptions,
   type ResponseObserver,

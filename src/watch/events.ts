@@ -2,11 +2,13 @@ import type { KubeObject } from '../kube/index.js';
 
 /**
  * One change seen by an informer. `resync` re-delivers a cached object on the --sync-interval timer: nothing
- * changed, so consumers (the circuit breaker) may treat it as free.
+ * changed, so consumers (the circuit breaker) may treat it as free. An update with `afterGap` comes from a relist
+ * after the watch broke: it stands for every change since `oldObject`, so even when `object` is exactly what one of
+ * our own writes returned, another writer's change may hide behind it and it must not pass for a mere echo.
  */
 export type WatchEvent<T extends KubeObject = KubeObject> =
   | { type: 'add'; object: T }
-  | { type: 'update'; object: T; oldObject: T }
+  | { type: 'update'; object: T; oldObject: T; afterGap?: boolean }
   | { type: 'delete'; object: T }
   | { type: 'resync'; object: T };
 

@@ -32,7 +32,11 @@ export interface InformerOptions<T extends KubeObject> {
  * when the watch delivered something or lasted past SHORT_WATCH_MS: idle watches end without a single event.
  */
 type WatchEnd =
-  { kind: 'closed'; healthy: boolean } | { kind: 'silent' } | { kind: 'gone' } | { kind: 'failed'; error: unknown };
+  | { kind: 'closed'; healthy: boolean }
+  | { kind: 'silent' }
+  | { kind: 'suspect' }
+  | { kind: 'gone' }
+  | { kind: 'failed'; error: unknown };
 
 /**
  * A list-then-watch cache of one kind, supervised: a 410 Gone relists at once; any other failure (an error status,
@@ -51,6 +55,8 @@ export class Informer<T extends KubeObject = KubeObject> implements Lifecycle {
   private syncedResolve: () => void = () => undefined;
   private readonly syncedPromise = new Promise<void>((resolve) => (this.syncedResolve = resolve));
   private synced = false;
+  /** Ends the watch in flight, if any (see rewatch). */
+  private endWatch: ((end: WatchEnd) => void) | undefined;
   /** How many times the informer listed, for tests and diagnostics. */
   relists = 0;
 
@@ -102,6 +108,15 @@ export class Informer<T extends KubeObject = KubeObject> implements Lifecycle {
     this.subject.complete();
   }
 
+  /**
+   * Ends the current watch and opens a new one from the last resourceVersion, at once: the client found a connection
+   * to the API server dead, and this watch's own connection most likely went the same way. Costs one watch request
+   * when it had not; a 410 then turns into a relist as usual.
+   */
+  rewatch(): void {
+    this.endWatch?.({ kind: 'suspect' });
+  }
+
   private resync(): void {
     for (const object of this.store.list()) this.emit({ type: 'resync', object });
   }
@@ -113,21 +128,7 @@ export class Informer<T extends KubeObject = KubeObject> implements Lifecycle {
         if (this.resourceVersion === undefined) await this.relist();
         const end = await this.watchOnce(this.resourceVersion ?? '');
         if (this.isStopped()) return;
-        if (end.kind === 'gone') {
-          this.options.logger.info({ informer: this.options.name }, 'watch expired (410 Gone): relisting');
-          this.resourceVersion = undefined;
-          failures = 0;
-          continue;
-        }
-        if (end.kind === 'failed') throw end.error;
-        if (end.kind === 'silent') {
-          // Possibly a half-open connection: rewatch from where we were; a 410 then turns into a relist.
-          this.options.logger.info({ informer: this.options.name }, 'watch silent past its timeout: rewatching');
-          continue;
-        }
-        // A server that closes watches at once would otherwise be hammered in a tight loop.
-        failures = end.healthy ? 0 : failures + 1;
-        if (failures > 1) await this.timers.sleep(this.delay(failures - 1), this.abort.signal);
+        failures = await this.afterWatch(end, failures);
       } catch (err) {
         if (this.isStopped()) return;
         failures++;
@@ -140,6 +141,26 @@ export class Informer<T extends KubeObject = KubeObject> implements Lifecycle {
         await this.timers.sleep(delayMs, this.abort.signal).catch(() => undefined);
       }
     }
+  }
+
+  /** What follows one watch's end; returns the failures in a row so far, throws to relist after backoff. */
+  private async afterWatch(end: WatchEnd, failures: number): Promise<number> {
+    if (end.kind === 'gone') {
+      this.options.logger.info({ informer: this.options.name }, 'watch expired (410 Gone): relisting');
+      this.resourceVersion = undefined;
+      return 0;
+    }
+    if (end.kind === 'failed') throw end.error;
+    if (end.kind === 'silent' || end.kind === 'suspect') {
+      // Possibly a half-open connection: rewatch from where we were; a 410 then turns into a relist.
+      const why = end.kind === 'silent' ? 'watch silent past its timeout' : 'a connection to the API server died';
+      this.options.logger.info({ informer: this.options.name }, `${why}: rewatching`);
+      return failures;
+    }
+    // A server that closes watches at once would otherwise be hammered in a tight loop.
+    const next = end.healthy ? 0 : failures + 1;
+    if (next > 1) await this.timers.sleep(this.delay(next - 1), this.abort.signal);
+    return next;
   }
 
   /** The delay before the relist after `failures` failures in a row (1 or more). */
@@ -160,7 +181,7 @@ export class Informer<T extends KubeObject = KubeObject> implements Lifecycle {
       const old = this.store.set(object);
       if (!old) this.emit({ type: 'add', object });
       else if (resourceVersionOf(old) !== resourceVersionOf(object))
-        this.emit({ type: 'update', object, oldObject: old });
+        this.emit({ type: 'update', object, oldObject: old, afterGap: true });
     }
     for (const key of this.store.keys()) {
       if (seen.has(key)) continue;
@@ -190,6 +211,7 @@ export class Informer<T extends KubeObject = KubeObject> implements Lifecycle {
       const finish = (result: WatchEnd): void => {
         if (end) return;
         end = result;
+        if (this.endWatch === finish) this.endWatch = undefined;
         watchdog.stop();
         signal.removeEventListener('abort', onStop);
         handle?.stop();
@@ -206,6 +228,7 @@ export class Informer<T extends KubeObject = KubeObject> implements Lifecycle {
         return;
       }
       signal.addEventListener('abort', onStop, { once: true });
+      this.endWatch = finish;
       watchdog.start();
       this.options.listerWatcher
         .watch(

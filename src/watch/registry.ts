@@ -15,7 +15,8 @@ export interface InformerRegistryOptions {
   syncIntervalMs: number;
   /**
    * Restart a watch that delivers nothing for this long. Default: each watch's own timeoutSeconds (10-20 s) plus a
-   * 3 s grace, so a silently dropped connection is replaced within ~23 s (see watchDeadline.ts).
+   * 3 s grace, so a silently dropped connection is replaced within ~23 s (see watchDeadline.ts), or at once when the
+   * client finds its own connection dead (KubeClient.onConnectionLost).
    */
   watchSilenceTimeoutMs?: number;
   timers?: InformerTimers;
@@ -49,6 +50,7 @@ interface Entry {
  */
 export class InformerRegistry implements Lifecycle {
   private readonly entries = new Map<string, Entry>();
+  private stopListening: (() => void) | undefined;
 
   constructor(private readonly options: InformerRegistryOptions) {}
 
@@ -97,6 +99,8 @@ export class InformerRegistry implements Lifecycle {
 
   /** Stops every informer, whatever its references (shutdown); they stop at once, so there is no deadline to keep. */
   async stop(): Promise<void> {
+    this.stopListening?.();
+    this.stopListening = undefined;
     const entries = [...this.entries];
     this.entries.clear();
     await Promise.all(
@@ -113,6 +117,7 @@ export class InformerRegistry implements Lifecycle {
     kind: string,
   ): Promise<{ informer: Informer; resource: ResourceInfo }> {
     const { client, kubeConfig, discovery, logger } = this.options;
+    this.listenForLostConnections();
     const resource = await discovery.resolve(apiVersion, kind);
     const base = new KubeListerWatcher(client, kubeConfig, {
       apiVersion,
@@ -134,6 +139,26 @@ export class InformerRegistry implements Lifecycle {
     void informer.start();
     this.options.metrics?.watchesStarted.inc({ type: watchType(apiVersion, kind) });
     return { informer, resource };
+  }
+
+  /**
+   * When the client finds its connection dead, every watch rewatches at once instead of waiting for its silence
+   * deadline (up to its timeout + grace, ~23 s): the watches reach the same server over the same path.
+   */
+  private listenForLostConnections(): void {
+    if (this.stopListening) return;
+    // Partial: clients faked in tests may not have it; without it the watches keep their silence deadline alone.
+    const client: Partial<Pick<KubeClient, 'onConnectionLost'>> = this.options.client;
+    this.stopListening = client.onConnectionLost?.call(this.options.client, () => {
+      for (const entry of this.entries.values()) {
+        entry.started.then(
+          ({ informer }) => {
+            informer.rewatch();
+          },
+          () => undefined,
+        );
+      }
+    });
   }
 
   private async stopInformer(informer: Informer, apiVersion: string, kind: string): Promise<void> {

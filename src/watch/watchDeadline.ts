@@ -7,6 +7,10 @@ import type { Clock, Timer } from '../base/index.js';
 // kube-apiserver v1.37: an idle watch gets no event at all before that end (a bookmark comes only when the watch
 // cache has progressed), and the end arrives within ~0.1 s of timeoutSeconds. So a watch that delivered nothing
 // for its timeout plus a grace is dead, whatever the socket says.
+//
+// That deadline is the backstop. While requests wait on the client's pool, its connection check
+// (src/kube/connectionCheck.ts) finds a dead path within ~3 s and the registry has every informer rewatch at once
+// (Informer.rewatch); only a watch that died while nothing else was in flight waits for its deadline.
 
 /**
  * The range of `timeoutSeconds` asked of the API server, spread as client-go spreads it (min..2*min) so informers

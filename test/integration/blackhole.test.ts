@@ -4,7 +4,13 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { KubeConfig } from '@kubernetes/client-node';
 import { apiPort, proxiedKubeconfig } from '../../bench/harness/plane.js';
 import { TcpProxy } from '../../bench/harness/proxy.js';
-import { Discovery, KubeClient, RequestTimeoutError, type KubeObject } from '../../src/kube/index.js';
+import {
+  DeadConnectionError,
+  Discovery,
+  KubeClient,
+  RequestTimeoutError,
+  type KubeObject,
+} from '../../src/kube/index.js';
 import { InformerRegistry, type ListerWatcher } from '../../src/watch/index.js';
 import { controlPlane, eventually } from './harness.js';
 
@@ -85,8 +91,65 @@ describe('silently dead connections (integration)', function () {
     }
   });
 
-  it('a request on a blackholed connection fails at its deadline, and that connection is not used again', async () => {
-    const client = new KubeClient(kubeConfig, () => undefined, undefined, { requestTimeoutMs: 3_000 });
+  it('a request on a blackholed connection fails within seconds, and the next one gets a new connection', async () => {
+    const client = new KubeClient(kubeConfig);
+    await client.request('GET', '/api/v1/namespaces/blackhole');
+    for (let i = 0; i < 5; i++) await nextTurn();
+    expect(proxy.cut('blackhole'), 'the pooled connection was cut').to.be.at.least(1);
+    const cutAt = Date.now();
+    const failure = await client.request('GET', '/api/v1/namespaces/blackhole').then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    const failedAfterMs = Date.now() - cutAt;
+    expect(failure, `what the request on the dead connection got after ${failedAfterMs} ms`).to.be.instanceOf(
+      DeadConnectionError,
+    );
+    // Read idle 2 s, then the probes' 1 s grace: ~3 s. 8 s leaves room for a loaded machine, under the 15 s deadline.
+    expect(failedAfterMs, 'found dead well before the request deadline').to.be.below(8_000);
+    await client.request('GET', '/api/v1/namespaces/blackhole');
+  });
+
+  it('an informer rewatches at once when its client finds a connection dead, and misses no change', async () => {
+    const direct = controlPlane().client();
+    const client = new KubeClient(kubeConfig);
+    const registry = new InformerRegistry({
+      client,
+      kubeConfig,
+      discovery: new Discovery(client),
+      logger: pino({ level: 'silent' }),
+      syncIntervalMs: 0,
+    });
+    const lease = await registry.acquire('v1', 'ConfigMap');
+    try {
+      await lease.informer.waitForSync();
+      await client.request('GET', '/api/v1/namespaces/blackhole');
+      for (let i = 0; i < 5; i++) await nextTurn();
+      expect(proxy.cut('blackhole'), 'connections cut').to.be.at.least(2);
+      const cutAt = Date.now();
+      await direct.request('POST', '/api/v1/namespaces/blackhole/configmaps', {
+        body: configMap('blackhole', 'while-dead'),
+      });
+      // A reconcile's request on the dead pool: the client finds it dead, and the watches rewatch with it.
+      const request = client.request('GET', '/api/v1/namespaces/blackhole').catch((err: unknown) => err);
+      const seenAfterMs = await eventually(
+        'the cache to hold blackhole/while-dead, made while the watch was dead',
+        () => Promise.resolve(lease.informer.store.get('blackhole/while-dead') ? Date.now() - cutAt : undefined),
+        { timeoutMs: 30_000, intervalMs: 100 },
+      );
+      expect(await request, 'the request on the dead pool').to.be.instanceOf(DeadConnectionError);
+      expect(seenAfterMs, 'the change made while the watch was dead seen within 10 s of the cut').to.be.below(10_000);
+      expect(lease.informer.relists, 'resumed from its resourceVersion, no relist').to.equal(1);
+    } finally {
+      await registry.stop();
+    }
+  });
+
+  it('a request on a blackholed connection fails at its deadline without the check, and that connection is not used again', async () => {
+    const client = new KubeClient(kubeConfig, () => undefined, undefined, {
+      requestTimeoutMs: 3_000,
+      connectionCheck: false,
+    });
     await client.request('GET', '/api/v1/namespaces/blackhole');
     // Let undici return the connection to its pool as idle, so the next request is written on it.
     for (let i = 0; i < 5; i++) await nextTurn();

@@ -131,6 +131,15 @@ describe('circuitbreaker/circuitBreaker operator', () => {
     });
   });
 
+  it('an echo seen by a relist after a watch gap still reconciles: a foreign change may hide behind it', () => {
+    const { scheduler, breaker, ownWrites } = setup();
+    ownWrites.record(composed('5'));
+    scheduler.run(({ cold, expectObservable }) => {
+      const source = cold('a b |', { a: event('update', '5'), b: event('update', '5', { afterGap: true }) });
+      expectObservable(source.pipe(circuitBreaker({ breaker, ownWrites, scheduler }))).toBe('- k |', { k: XR });
+    });
+  });
+
   it('an update that is not an echo costs 2 tokens even when we wrote the same object before', () => {
     const { scheduler, breaker, ownWrites } = setup({ burst: 3 });
     ownWrites.record(composed('5'));

@@ -155,6 +155,35 @@ describe('watch/Informer supervision', () => {
     await informer.stop();
   });
 
+  it('rewatch() ends the current watch and resumes from its resourceVersion at once, without relisting', async () => {
+    const { lw, timers, informer } = setup();
+    void informer.start();
+    await settle();
+    lw.current.callbacks.onEvent('ADDED', configMap('a', '5'));
+    informer.rewatch();
+    await settle();
+    expect(lw.watches).to.have.length(2);
+    expect(lw.watches[0]?.stopped, 'the suspect watch is aborted').to.equal(true);
+    expect(lw.current.resourceVersion).to.equal('5');
+    expect([lw.lists, timers.sleeps.length], 'no relist, no backoff').to.deep.equal([1, 0]);
+    await informer.stop();
+    informer.rewatch();
+    expect(lw.watches, 'nothing after stop').to.have.length(2);
+  });
+
+  it('marks the updates of a relist after a broken watch as collapsing a gap', async () => {
+    const { lw, informer, events } = setup();
+    lw.listResult = { items: [configMap('a', '1')], resourceVersion: '1' };
+    void informer.start();
+    await settle();
+    lw.listResult = { items: [configMap('a', '3')], resourceVersion: '3' };
+    lw.current.callbacks.onDone(new Error('connection reset'));
+    await settle();
+    await informer.stop();
+    const update = events.find((e) => e.type === 'update');
+    expect(update, JSON.stringify(events)).to.deep.include({ type: 'update', afterGap: true });
+  });
+
   describe('silence deadline', () => {
     // FakeTimers.random() returns 1: every watch asks for timeoutSeconds 20, so its deadline is 20 s + 3 s grace.
     it('asks for timeoutSeconds 20 and rewatches a watch silent for 23 s, without relisting', async () => {
