@@ -36,6 +36,12 @@ export class CachingRunner implements FunctionRunner {
   /** By key, in the order they were stored: a hit does not make an entry live longer. */
   private readonly entries: LruMap<string, Entry>;
   private readonly clock: Pick<Clock, 'now'>;
+  /**
+   * Functions whose last answer had no TTL (the built-ins always, as the engine drops theirs): their calls are not
+   * looked up, which spares digesting every request (the XR and all its observed resources) for a lookup that cannot
+   * hit. A function that answers with a TTL again is looked up again from its next call on.
+   */
+  private readonly withoutTtl = new Set<string>();
 
   constructor(
     private readonly inner: FunctionRunner,
@@ -46,12 +52,18 @@ export class CachingRunner implements FunctionRunner {
   }
 
   async run(call: FunctionCall): Promise<RunFunctionResponse> {
-    const key = `${call.functionName}/${digest(call.request)}`;
-    const hit = this.entries.peek(key);
+    const { functionName } = call;
+    // Digested before the call: the function may not leave the request as it found it.
+    const key = this.withoutTtl.has(functionName) ? undefined : `${functionName}/${digest(call.request)}`;
+    const hit = key === undefined ? undefined : this.entries.peek(key);
     if (hit !== undefined && hit.deadline > this.clock.now()) return structuredClone(hit.response);
     const response = await this.inner.run(call);
     const ttl = clampTtl(response.meta?.ttlMs ?? 0, this.deps.maxTtlMs ?? DEFAULT_MAX_TTL_MS);
-    if (ttl > 0) this.store(key, { deadline: this.clock.now() + ttl, response: structuredClone(response) });
+    if (ttl <= 0) this.withoutTtl.add(functionName);
+    else this.withoutTtl.delete(functionName);
+    if (ttl > 0 && key !== undefined) {
+      this.store(key, { deadline: this.clock.now() + ttl, response: structuredClone(response) });
+    }
     return response;
   }
 

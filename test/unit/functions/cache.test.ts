@@ -65,6 +65,33 @@ describe('functions/response cache', () => {
     expect(runner.size, 'the expired entries at the front went first').to.equal(1);
   });
 
+  it('does not digest the calls of a function whose last answer had no TTL, and caches it again once it has one', async () => {
+    const answer: { ttlMs?: number } = {};
+    let digested = 0;
+    const inner: FunctionRunner = { run: () => Promise.resolve({ meta: { ...answer } }) };
+    const runner = new CachingRunner(inner, { clock: { now: () => 0 } });
+    // A request whose digest can be seen: digest() reads every field, this getter included.
+    const counted = (): FunctionCall => ({
+      functionName: 'fn',
+      request: {
+        get input() {
+          digested++;
+          return { value: 'a' };
+        },
+      },
+    });
+    await runner.run(counted());
+    await runner.run(counted());
+    expect(digested, 'only the first call, before its answer said no TTL').to.equal(1);
+    answer.ttlMs = HOUR;
+    await runner.run(counted());
+    expect(runner.size, 'not stored: the request was not digested before the call').to.equal(0);
+    await runner.run(counted());
+    await runner.run(counted());
+    expect(runner.size).to.equal(1);
+    expect(digested).to.equal(3);
+  });
+
   it('is left out when disabled (--enable-function-response-cache=false)', () => {
     const inner = new CountingRunner(HOUR);
     expect(withResponseCache(inner, { enabled: false, maxTtlMs: HOUR })).to.equal(inner);
