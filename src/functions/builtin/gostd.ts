@@ -130,7 +130,9 @@ function marshalString(s: string): string {
 
 /** json.Marshal's float64 encoding. */
 function marshalFloat(f: number): string {
-  if (!Number.isFinite(f)) throw new Error(`json: unsupported value: ${String(f).replace('Infinity', 'Inf')}`);
+  // The value as strconv.FormatFloat(f, 'g', -1, 64) writes it: +Inf, -Inf, NaN.
+  if (!Number.isFinite(f))
+    throw new Error(`json: unsupported value: ${Number.isNaN(f) ? 'NaN' : f > 0 ? '+Inf' : '-Inf'}`);
   return JSON.stringify(f);
 }
 

@@ -3,7 +3,9 @@
 import { createHash } from 'node:crypto';
 import { FieldError } from './fieldError.js';
 import { decodeGoBase64, goJsonMarshal, parseGoBool, parseGoFloat, parseGoInt } from './gostd.js';
-import { GoInt, formatFloatF, formatV, goTypeName, sprintf, type GoValue } from './govalue.js';
+import { goFormatV as formatV, goSprintf as sprintf } from './gofmt.js';
+import { goJsonUnmarshal } from './gojson.js';
+import { GoInt, formatFloatF, goTypeName, type GoValue } from './govalue.js';
 import { parseQuantity } from './quantity.js';
 import { compileGoRegexp } from './re2.js';
 
@@ -234,17 +236,9 @@ const CONVERT_TYPES = new Set(['string', 'int', 'int64', 'bool', 'float64', 'obj
 
 type Converter = (v: GoValue) => GoValue;
 
+/** json.Unmarshal into map[string]interface{} or []interface{}, with Go's error texts (gojson.ts). */
 function parseJson(kind: 'object' | 'array'): Converter {
-  return (v) => {
-    const parsed = JSON.parse(v as string) as unknown;
-    const ok =
-      kind === 'array'
-        ? Array.isArray(parsed)
-        : parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed);
-    if (!ok)
-      throw new Error(`cannot unmarshal into ${kind === 'array' ? '[]interface {}' : 'map[string]interface {}'}`);
-    return parsed;
-  };
+  return (v) => goJsonUnmarshal(v as string, kind);
 }
 
 const CONVERSIONS: Record<string, Converter> = {

@@ -3,7 +3,8 @@
 // observed composed resource that does not exist yet is a no-op.
 import type { JsonObject, JsonValue } from '../../types.js';
 import { expandWildcards, findValue, getValue, setValue } from '../fieldpath.js';
-import { GoInt, sprintf } from '../govalue.js';
+import { goSprintf as sprintf } from '../gofmt.js';
+import { GoInt } from '../govalue.js';
 import { resolveTransforms } from '../transforms.js';
 import { patchType, toFieldPath, type Combine, type Patch } from './input.js';
 import { merge, mergeOptionsOf, type MergeOptions } from './merge.js';

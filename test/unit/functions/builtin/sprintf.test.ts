@@ -2,7 +2,7 @@
 // them: `%[1]s` repeats an argument, implicit verbs continue after the last index, a bad index is BADINDEX, and an
 // explicit index turns off the EXTRA report.
 import { expect } from 'chai';
-import { sprintf } from '../../../../src/functions/builtin/govalue.js';
+import { goSprintf as sprintf } from '../../../../src/functions/builtin/gofmt.js';
 
 const cases: Record<string, { reason: string; format: string; args: unknown[]; want: string }> = {
   Repeat: {
