@@ -3,7 +3,7 @@
 // by function-auto-ready; or, for the function fault, the probe function (a separate gRPC process) composing them.
 import { COMPOSITE_LABEL } from '../../src/controller/index.js';
 import { ENDPOINT_ANNOTATION } from '../../src/functions/index.js';
-import { CONTENT_TYPE, type KubeClient, type KubeObject } from '../../src/kube/index.js';
+import { CONTENT_TYPE, isAlreadyExists, type KubeClient, type KubeObject } from '../../src/kube/index.js';
 import { apply, AUTO_READY_FUNCTION, ensureNamespace, functions, PT_FUNCTION } from '../../test/integration/engine.js';
 import { until } from './util.js';
 
@@ -193,14 +193,19 @@ export async function createXrs(
 ): Promise<void> {
   const { api, namespace } = target;
   await forEachBounded(names, options.concurrency ?? 16, async (name) => {
-    await client.request('POST', xrPath(api, namespace), {
-      body: {
-        apiVersion: api.apiVersion,
-        kind: api.kind,
-        metadata: { name, namespace },
-        spec: { value: options.value },
-      },
-    });
+    await client
+      .request('POST', xrPath(api, namespace), {
+        body: {
+          apiVersion: api.apiVersion,
+          kind: api.kind,
+          metadata: { name, namespace },
+          spec: { value: options.value },
+        },
+      })
+      // A create sent again after its connection closed may have been served the first time.
+      .catch((err: unknown) => {
+        if (!isAlreadyExists(err)) throw err;
+      });
   });
 }
 

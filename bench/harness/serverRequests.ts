@@ -73,13 +73,25 @@ export class CountingKubeClient extends KubeClient {
   private readonly counts: RequestCounts = {};
 
   override async request<T>(method: Verb, path: string, options: RequestOptions = {}): Promise<T> {
-    try {
-      return await super.request<T>(method, path, options);
-    } finally {
-      // Counted whether it failed or not: the API server counts its errors too.
-      const key = requestKeyOf(method, path, options);
-      if (key !== undefined) this.counts[key] = (this.counts[key] ?? 0) + 1;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const result = await super.request<T>(method, path, options);
+        this.count(method, path, options);
+        return result;
+      } catch (err) {
+        // A loaded API server may close the connection (HTTP/2 GOAWAY) with the request unanswered: it is sent again
+        // on a new one, and not counted, since the server never saw it.
+        if (attempt < 4 && isGoAway(err)) continue;
+        // Counted: the API server counts its errors too.
+        this.count(method, path, options);
+        throw err;
+      }
     }
+  }
+
+  private count(method: Verb, path: string, options: RequestOptions): void {
+    const key = requestKeyOf(method, path, options);
+    if (key !== undefined) this.counts[key] = (this.counts[key] ?? 0) + 1;
   }
 
   /** What this client has sent so far, by request key. */
@@ -91,6 +103,12 @@ export class CountingKubeClient extends KubeClient {
   async serverCounts(): Promise<RequestCounts> {
     return serverCounts(parsePrometheus(await this.request<string>('GET', '/metrics')));
   }
+}
+
+/** A request that failed because the server closed its connection (GOAWAY) before answering it. */
+function isGoAway(err: unknown): boolean {
+  const cause = (err as { cause?: { message?: unknown } } | undefined)?.cause;
+  return err instanceof TypeError && typeof cause?.message === 'string' && cause.message.includes('GOAWAY');
 }
 
 /** Both sides of the count at one moment. */
