@@ -14,8 +14,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { ControlPlane } from '../e2e/controlplane/index.js';
-import { createXrs, listAll, xrPath, type ScaleXr } from './harness/api.js';
-import { waitConverged, type Audit } from './harness/audit.js';
+import { createXrs } from './harness/api.js';
+import { audit, converged, type Audit } from './harness/audit.js';
 import { auditArgs, checkLeadership, readWrites, type OverlapReport } from './harness/auditLog.js';
 import {
   allMetrics,
@@ -29,7 +29,7 @@ import {
 import { sum } from './harness/metrics.js';
 import type { EtcdRestarter } from './harness/plane.js';
 import { createWorkload, type WorkloadCounts } from './harness/workload.js';
-import { round } from './harness/util.js';
+import { round, sleep } from './harness/util.js';
 
 export interface SoakOptions {
   durationMs: number;
@@ -131,19 +131,33 @@ async function checkpoint(ctx: FaultContext, fault: Fault, started: number, opti
   return settle(ctx, { fault: fault.name, faultSeconds: round((ended - injected) / 1000, 2), ended, started }, options);
 }
 
+/**
+ * Audits every 250 ms until the XRs that exist have converged. The API server is the record of which XRs exist (an
+ * operation cut by a fault may or may not have happened), and the count is not fixed in advance: XRs the workload
+ * deleted just before may still be finishing their deletion (not Ready, Deleting) and go away meanwhile.
+ */
+async function waitSettled(
+  ctx: FaultContext,
+  timeoutMs: number,
+): Promise<{ audit: Audit; at: number; converged: boolean }> {
+  const deadline = Date.now() + timeoutMs;
+  let last: Audit = { xrs: 0, ready: 0, composed: 0, missing: 0, duplicated: 0, orphaned: 0, stale: 0 };
+  for (;;) {
+    const seen = await audit(ctx.client, ctx.pt, PT_NAMESPACE).catch(() => undefined);
+    if (seen) last = seen;
+    if (seen && converged(seen, seen.xrs)) return { audit: seen, at: Date.now(), converged: true };
+    if (Date.now() > deadline) return { audit: last, at: Date.now(), converged: false };
+    await sleep(250);
+  }
+}
+
 /** Waits until every XR of the namespace converged, and audits it. */
 async function settle(
   ctx: FaultContext,
   at: { fault: string; faultSeconds: number; ended: number; started: number },
   options: SoakOptions,
 ): Promise<Checkpoint> {
-  // The API server is the record of which XRs exist: an operation cut by a fault may or may not have happened.
-  const xrs = await listAll<ScaleXr>(ctx.client, xrPath(ctx.pt, PT_NAMESPACE)).catch(() => []);
-  const result = await waitConverged(
-    ctx.client,
-    { api: ctx.pt, namespace: PT_NAMESPACE, xrs: xrs.length },
-    { timeoutMs: options.recoveryTimeoutMs, intervalMs: 250 },
-  );
+  const result = await waitSettled(ctx, options.recoveryTimeoutMs);
   return {
     atSeconds: round((Date.now() - at.started) / 1000, 1),
     fault: at.fault,
