@@ -98,8 +98,10 @@ export class FunctionCaller implements Lifecycle {
     const { config, log, informers } = this.options;
     await this.loadCredentials();
     if (this.credentials instanceof Error) {
-      const which = config.packageRuntime === 'External' ? 'functions that are not built in' : 'annotated Functions';
-      log.warn(
+      // With Deployment (the default) only Functions with an explicit endpoint need it: no reason for a warning.
+      const external = config.packageRuntime === 'External';
+      const which = external ? 'functions that are not built in' : 'annotated Functions';
+      log[external ? 'warn' : 'info'](
         { error: this.credentials.message },
         `no function client certificate in --function-tls-dir: ${which} cannot be called (use --function-insecure for plaintext)`,
       );

@@ -62,6 +62,12 @@ export function mergeConditions(
   return out;
 }
 
+/** The fields of a condition in one order: the API server returns them sorted, compositor writes them its own way. */
+function canonical(c: Condition): string[] {
+  return [c.type, c.status, c.reason, c.message ?? '', c.lastTransitionTime ?? ''];
+}
+
+/** Whether two condition lists say the same, whatever the order of each condition's keys. */
 export function sameConditions(a: readonly Condition[] | undefined, b: readonly Condition[]): boolean {
-  return JSON.stringify(a ?? []) === JSON.stringify(b);
+  return JSON.stringify((a ?? []).map(canonical)) === JSON.stringify(b.map(canonical));
 }
