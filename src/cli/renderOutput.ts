@@ -4,6 +4,7 @@
 import { childName, type ReconcileEvent } from '../composite/index.js';
 import { unreadyMessage } from '../controller/index.js';
 import type { JsonObject, PipelineOutput, Resource } from '../functions/index.js';
+import { checkComposedNames } from './renderNames.js';
 
 /** Every lastTransitionTime in the output, as crossplane render writes it. */
 export const RENDER_TIME = '2024-01-01T00:00:00Z';
@@ -246,6 +247,7 @@ export function renderDocuments(xr: JsonObject, out: PipelineOutput, extras: Ren
   const composed = names.map((name) =>
     renderComposed(xr, name, out.desired.resources?.[name] ?? {}, extras.observed.get(name)),
   );
+  checkComposedNames(composed, names);
   const docs: JsonObject[] = [renderComposite(xr, out, composed, extras.legacy), ...composed];
   docs.push(...deletedDocuments(xr, out, extras.observed));
   if (extras.includeEvents === true) docs.push(...eventDocuments(extras.events ?? []));

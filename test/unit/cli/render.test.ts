@@ -271,6 +271,17 @@ describe('cli/render on examples/', () => {
       }),
       want: /^compositor render: invalid composite resource definition ".*xrd\.yaml": cannot default values for XR "example": the specified API version 'example\.crossplane\.io\/v1' does not exist in the XRD\n$/,
     },
+    invalidName: {
+      reason:
+        'a composed name that is no RFC 1123 subdomain fails the compose, as crossplane names.ValidateName does (crossplane#6535, text quoted in #6704)',
+      options: () => ({
+        composition: tempFile(
+          'composition.yaml',
+          'apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata: {name: c}\nspec:\n  compositeTypeRef: {apiVersion: example.crossplane.io/v1, kind: App}\n  mode: Pipeline\n  pipeline:\n  - step: pt\n    functionRef: {name: function-patch-and-transform}\n    input:\n      apiVersion: pt.fn.crossplane.io/v1beta1\n      kind: Resources\n      resources:\n      - name: cm\n        base: {apiVersion: v1, kind: ConfigMap, metadata: {name: Bad_Name}}\n',
+        ),
+      }),
+      want: /^compositor render: cannot compose resources: cannot apply composed resource "cm" because it has an invalid name "Bad_Name"\. Must be a valid RFC 1123 subdomain name\.\n$/,
+    },
     fatal: {
       reason: 'a FATAL result from a built-in fails the render with the step named',
       options: () => ({

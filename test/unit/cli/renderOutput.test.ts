@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { reconcileEvents } from '../../../src/cli/renderEvents.js';
+import { isValidComposedName } from '../../../src/cli/renderNames.js';
 import { renderComposite } from '../../../src/cli/renderOutput.js';
 import type { PipelineCondition, PipelineEvent, PipelineOutput } from '../../../src/functions/index.js';
 
@@ -79,4 +80,26 @@ describe('cli/renderEvents reconcileEvents', () => {
       { type: 'Normal', reason: 'ComposeResources', message: 'Composed resource "b" is not yet ready' },
     ]);
   });
+});
+
+describe('cli/renderNames isValidComposedName', () => {
+  // crossplane internal/names/validate.go ValidateName: IsDNS1123Subdomain; RBAC kinds may hold colons (#6689).
+  const cases: Record<string, { name: string; apiVersion: string; kind: string; want: boolean }> = {
+    subdomain: { name: 'my-app.example-1', apiVersion: 'v1', kind: 'ConfigMap', want: true },
+    upper: { name: 'MyApp', apiVersion: 'v1', kind: 'ConfigMap', want: false },
+    underscore: { name: 'a_b', apiVersion: 'v1', kind: 'ConfigMap', want: false },
+    dashEnd: { name: 'a-', apiVersion: 'v1', kind: 'ConfigMap', want: false },
+    empty: { name: '', apiVersion: 'v1', kind: 'ConfigMap', want: false },
+    tooLong: { name: 'a'.repeat(254), apiVersion: 'v1', kind: 'ConfigMap', want: false },
+    rbacColon: {
+      name: 'crossplane:aggregate',
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      want: true,
+    },
+    colonElsewhere: { name: 'a:b', apiVersion: 'v1', kind: 'ConfigMap', want: false },
+  };
+  for (const [name, c] of Object.entries(cases)) {
+    it(name, () => expect(isValidComposedName(c.name, c.apiVersion, c.kind)).to.equal(c.want));
+  }
 });
