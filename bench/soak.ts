@@ -127,8 +127,14 @@ async function checkpoint(ctx: FaultContext, fault: Fault, started: number, opti
   const injected = Date.now();
   await fault.inject(ctx, batch);
   const ended = Date.now();
-  if (fault.name === 'watch-cut-blackhole') ctx.proxy.release();
-  return settle(ctx, { fault: fault.name, faultSeconds: round((ended - injected) / 1000, 2), ended, started }, options);
+  const at = { fault: fault.name, faultSeconds: round((ended - injected) / 1000, 2), ended, started };
+  try {
+    return await settle(ctx, at, options);
+  } finally {
+    // Only now, as the faults benchmark does: released at once, the held sockets would reset every blackholed
+    // connection, and compositor would see a reset instead of silence.
+    if (fault.name === 'watch-cut-blackhole') ctx.proxy.release();
+  }
 }
 
 /**
