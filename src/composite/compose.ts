@@ -74,7 +74,15 @@ export class Composer {
     const secretRef = xrType.legacy ? defaultSecretRef(xr, selected.revision) : undefined;
     if (secretRef) selected.machinery.writeConnectionSecretToRef = secretRef;
     const observed = await steps.resources.observe(xr, machinery.resourceRefs ?? []);
-    const first = await this.pass(xr, selected.revision, observed, signal);
+    const first = await this.pass(xr, selected.revision, observed, signal).catch(async (err: unknown) => {
+      // As upstream, the selection is stored even when the pipeline fails (a Function missing or unhealthy): the
+      // XR records which Composition and revision it follows, and keeps the refs it has. Only the pipeline's error
+      // is reported; a machinery write that fails too is retried with it.
+      await steps.writer
+        .applyMachinery(xr, { ...selected.machinery, resourceRefs: machinery.resourceRefs }, signal)
+        .catch(() => undefined);
+      throw err;
+    });
 
     await steps.resources.collectGarbage(xr, observed, first.desired, signal);
     // The refs are stored before any composed resource is created, so a crash never leaves an untracked resource.

@@ -398,6 +398,23 @@ describe('composite/CompositeReconciler', () => {
       expect(world.server.list('v1', 'ConfigMap')).to.have.length(1);
     });
 
+    it('stores the Composition it selected when the pipeline fails, and keeps the refs it has', async () => {
+      const world = new World({
+        reconciler: {
+          steps: { pipeline: { run: () => Promise.reject(new Error('function "fn" not found')) } },
+        },
+      });
+      world.createXr({ spec: { crossplane: { compositionSelector: { matchLabels: {} } } } });
+      await rejection(world.reconcile());
+      const crossplane = world.xr()?.spec?.crossplane as Record<string, unknown>;
+      expect(crossplane.compositionRef).to.deep.equal({ name: 'app' });
+      expect(crossplane.compositionRevisionRef).to.deep.equal({ name: 'app-1' });
+      expect(crossplane.resourceRefs).to.equal(undefined);
+      expect(summary(condition(world.xr(), 'Synced'))).to.equal(
+        'False ReconcileError: cannot compose resources: function "fn" not found',
+      );
+    });
+
     it('records a fatal result: the events and conditions before it, a Warning, and nothing applied', async () => {
       const world = new World();
       world.runner.respond = () => ({
