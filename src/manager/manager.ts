@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { CustomResourceDefinition } from '../apis/index.js';
-import type { Clock } from '../base/index.js';
+import { errorMessage, type Clock } from '../base/index.js';
 import { ClientRateLimiter, clientRateFor, ensureCrds, KubeClient, waitForApiServer } from '../kube/index.js';
 import { deadlineAfter, type Runnable } from '../lifecycle/index.js';
 import type { Metrics } from '../metrics/index.js';
@@ -115,6 +115,8 @@ export class Manager {
       onStarted();
       await waitForAbort(AbortSignal.any([signal, lost.signal]));
       if (lost.signal.aborted) throw new LeadershipLostError(String(lost.signal.reason));
+    } catch (err) {
+      this.rethrowUnlessStopping(err, signal, lost.signal);
     } finally {
       await this.shutdown(runnables, this.stopDeadline(lost.signal.aborted));
       lost.abort('stopped');
@@ -122,6 +124,15 @@ export class Manager {
       await Promise.all(this.servers.map((server) => server.close()));
       this.servers = [];
     }
+  }
+
+  /**
+   * A shutdown asked for while starting aborts the requests of what was starting: that is a stop, not a failure.
+   * Anything else, or a lost lease, is rethrown.
+   */
+  private rethrowUnlessStopping(err: unknown, shutdown: AbortSignal, lost: AbortSignal): void {
+    if (!shutdown.aborted || lost.aborted) throw err;
+    this.options.log.info({ err: errorMessage(err) }, 'shutdown requested while starting');
   }
 
   /**
