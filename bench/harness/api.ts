@@ -134,6 +134,9 @@ function composition(api: ScaleApi): KubeObject {
   };
 }
 
+/** Where compositor keeps its Secrets and Lease: --leader-election-namespace's default, the chart's namespace. */
+const COMPOSITOR_NAMESPACE = 'crossplane-system';
+
 /** The probe function (test/functions/probe-function.ts) reached at `endpoint` over plaintext gRPC. */
 export function probeFunction(endpoint: string): KubeObject {
   return {
@@ -147,6 +150,9 @@ export function probeFunction(endpoint: string): KubeObject {
 /** Installs the Functions, the XRD and the Composition, and waits until the XRD is Established. */
 export async function installApi(client: KubeClient, api: ScaleApi, namespace: string): Promise<void> {
   await ensureNamespace(client, namespace);
+  // compositor's own namespace, as the chart's release namespace exists: the function runtime keeps its certificate
+  // Secrets there, and without it compositor retries creating them about once a minute, which is no steady state.
+  await ensureNamespace(client, COMPOSITOR_NAMESPACE);
   for (const fn of functions()) await apply(client, fn);
   await apply(client, definition(api));
   await apply(client, composition(api));
