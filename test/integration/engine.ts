@@ -228,10 +228,32 @@ export async function installFunctionApi(
 
 /** A Composition of one ConfigMap whose data.image follows the XR's spec.image, then auto-ready. */
 export function composition(api: TestApi, name = api.plural, options: { functionName?: string } = {}): KubeObject {
+  const settings = {
+    name: 'settings',
+    base: {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      ...(api.scope === 'Namespaced' ? {} : { metadata: { namespace: 'default' } }),
+      data: { image: '' },
+    },
+    patches: [
+      { type: 'FromCompositeFieldPath', fromFieldPath: 'spec.image', toFieldPath: 'data.image' },
+      { type: 'ToCompositeFieldPath', fromFieldPath: 'data.image', toFieldPath: 'status.image' },
+    ],
+  };
+  return ptComposition(api, [settings], { name, functionName: options.functionName });
+}
+
+/** A Composition whose pipeline is patch-and-transform over `resources` (its Resources input), then auto-ready. */
+export function ptComposition(
+  api: Pick<TestApi, 'apiVersion' | 'kind' | 'plural'>,
+  resources: unknown[],
+  options: { name?: string; functionName?: string } = {},
+): KubeObject {
   return {
     apiVersion: 'apiextensions.crossplane.io/v1',
     kind: 'Composition',
-    metadata: { name },
+    metadata: { name: options.name ?? api.plural },
     spec: {
       compositeTypeRef: { apiVersion: api.apiVersion, kind: api.kind },
       mode: 'Pipeline',
@@ -239,25 +261,7 @@ export function composition(api: TestApi, name = api.plural, options: { function
         {
           step: 'patch-and-transform',
           functionRef: { name: options.functionName ?? PT_FUNCTION },
-          input: {
-            apiVersion: 'pt.fn.crossplane.io/v1beta1',
-            kind: 'Resources',
-            resources: [
-              {
-                name: 'settings',
-                base: {
-                  apiVersion: 'v1',
-                  kind: 'ConfigMap',
-                  ...(api.scope === 'Namespaced' ? {} : { metadata: { namespace: 'default' } }),
-                  data: { image: '' },
-                },
-                patches: [
-                  { type: 'FromCompositeFieldPath', fromFieldPath: 'spec.image', toFieldPath: 'data.image' },
-                  { type: 'ToCompositeFieldPath', fromFieldPath: 'data.image', toFieldPath: 'status.image' },
-                ],
-              },
-            ],
-          },
+          input: { apiVersion: 'pt.fn.crossplane.io/v1beta1', kind: 'Resources', resources },
         },
         { step: 'ready', functionRef: { name: AUTO_READY_FUNCTION } },
       ],

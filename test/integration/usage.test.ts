@@ -4,12 +4,11 @@ import { USAGE_POLICY_NAME } from '../../src/usage/index.js';
 import { controlPlane, eventually } from './harness.js';
 import {
   apply,
-  AUTO_READY_FUNCTION,
   condition,
   get,
   installApi,
   mergePatch,
-  PT_FUNCTION,
+  ptComposition,
   remove,
   startEngine,
   testApi,
@@ -245,38 +244,18 @@ describe('Usages', function () {
         kind: 'ConfigMap',
         resourceSelector: { matchLabels: { 'usage.compositor.test/role': role }, matchControllerRef: true },
       });
-      return {
-        apiVersion: 'apiextensions.crossplane.io/v1',
-        kind: 'Composition',
-        metadata: { name: api.plural },
-        spec: {
-          compositeTypeRef: { apiVersion: api.apiVersion, kind: api.kind },
-          mode: 'Pipeline',
-          pipeline: [
-            {
-              step: 'patch-and-transform',
-              functionRef: { name: PT_FUNCTION },
-              input: {
-                apiVersion: 'pt.fn.crossplane.io/v1beta1',
-                kind: 'Resources',
-                resources: [
-                  resource('database', 'used'),
-                  resource('app', 'user', [HOLD]),
-                  {
-                    name: 'app-uses-database',
-                    base: {
-                      apiVersion: 'protection.crossplane.io/v1beta1',
-                      kind: 'Usage',
-                      spec: { of: select('used'), by: select('user'), replayDeletion: true },
-                    },
-                  },
-                ],
-              },
-            },
-            { step: 'ready', functionRef: { name: AUTO_READY_FUNCTION } },
-          ],
+      return ptComposition(api, [
+        resource('database', 'used'),
+        resource('app', 'user', [HOLD]),
+        {
+          name: 'app-uses-database',
+          base: {
+            apiVersion: 'protection.crossplane.io/v1beta1',
+            kind: 'Usage',
+            spec: { of: select('used'), by: select('user'), replayDeletion: true },
+          },
         },
-      };
+      ]);
     }
 
     it('deletes the composed user before the object it uses', async () => {
