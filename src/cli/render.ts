@@ -34,6 +34,8 @@ export interface RenderOptions extends RenderFiles {
   includeFunctionResults: boolean;
   includeContext: boolean;
   includeEvents?: boolean;
+  /** -x, --include-full-xr: print the input XR's spec and metadata as they are, as crank does. */
+  includeFullXr?: boolean;
   /** The XRD of the XR's type: a legacy (v1, LegacyCluster) XRD puts the machinery at spec.* instead. */
   xrd?: string;
   /** Deadline of each function call. */
@@ -160,11 +162,20 @@ async function render(options: RenderOptions): Promise<string> {
       legacy,
       events: reconcileEvents({ fileCompositionRef, compositionName, out }),
     });
+    if (options.includeFullXr === true) copyInputXr(docs, file);
     // YAML 1.1 quoting, as Go's sigs.k8s.io/yaml prints: timestamps, yes/no and the like stay strings.
     return docs.map((d) => `---\n${stringify(d, { version: '1.1' })}`).join('');
   } finally {
     grpc.close();
   }
+}
+
+/** -x, as crank's --include-full-xr: a direct copy of the input XR's spec and metadata in the printed XR. */
+function copyInputXr(docs: JsonObject[], file: JsonObject): void {
+  const [xr] = docs;
+  if (xr === undefined) return;
+  xr.metadata = file.metadata ?? {};
+  xr.spec = file.spec ?? {};
 }
 
 /** Runs render; 0 with the YAML on stdout, 1 with one line on stderr when the inputs or a function fail. */

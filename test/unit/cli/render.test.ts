@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -138,6 +138,17 @@ describe('cli/render on examples/', () => {
     expect(docs.slice(2).map((d) => [d.severity, d.reason, d.message])).to.deep.equal([
       ['Normal', 'ComposeResources', 'Composed resource "settings" is not yet ready'],
     ]);
+  });
+
+  it("-x (--include-full-xr) prints the input XR's spec and metadata as the file has them, as crank does", async () => {
+    const input = parseAllDocuments(readFileSync(XR, 'utf8'))[0]?.toJS() as Record<string, unknown>;
+    const plain = (await render()).docs[0] as Record<string, unknown>;
+    const { code, docs } = await render({ includeFullXr: true });
+    expect(code).to.equal(0);
+    const [xr] = docs as [Record<string, unknown>];
+    expect(xr.metadata).to.deep.equal(input.metadata);
+    expect(xr.spec).to.deep.equal(input.spec);
+    expect(xr.status, 'the rendered status stays').to.deep.equal(plain.status);
   });
 
   it("--xrd applies the schema defaults of the XR's version before the pipeline runs", async () => {
