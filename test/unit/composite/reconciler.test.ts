@@ -264,7 +264,7 @@ describe('composite/CompositeReconciler', () => {
   });
 
   describe('deletion', () => {
-    it('deletes the composed resources it controls (foreground, uid precondition), then removes its finalizer', async () => {
+    it('deletes the composed resources it controls (background, uid precondition), then removes its finalizer', async () => {
       const breaker = closedBreaker();
       const world = new World({ breaker });
       world.createXr();
