@@ -97,7 +97,8 @@ export class LeaderElector {
     let lastRenewed = this.now();
     for (;;) {
       await sleepUnlessAborted(this.options.retryPeriodMs, signal);
-      if (signal.aborted) return;
+      // Released meanwhile: renewing now would take back the lease just handed to a standby.
+      if (signal.aborted || !this.leading) return;
       if (await this.tryAcquireOrRenew(signal).catch(() => false)) {
         lastRenewed = this.now();
       } else if (this.now() - lastRenewed >= this.options.renewDeadlineMs) {
