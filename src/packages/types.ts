@@ -1,13 +1,9 @@
 // The package API objects compositor reads and writes, as far as it uses them (unknown fields are kept as sent).
 import type { OwnerReference } from '../apis/index.js';
+import type { Condition } from '../controller/index.js';
 
-export interface Condition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  reason: string;
-  message?: string;
-  lastTransitionTime?: string;
-}
+// The kit's condition: package conditions are the same object shape as every other controller's.
+export type { Condition };
 
 export interface ObjectMeta {
   name: string;
