@@ -208,8 +208,22 @@ export class KubeClient {
     );
   }
 
-  /** send() with the pool's connection check told of it, and the pool retired when the request passed its deadline. */
+  /**
+   * send() with the pool's connection check told of it, and the pool retired when the request passed its deadline.
+   * A request the server turned away with a graceful GOAWAY before answering is sent once more when repeating it
+   * cannot change the outcome (isRepeatable): kube-apiserver closes idle or overloaded HTTP/2 connections that way,
+   * and undici replays only bodiless requests itself, so a patch caught in that race failed with "fetch failed".
+   */
   private async sendChecked<T>(method: Verb, url: URL, init: RequestInit, on: SendOptions): Promise<T> {
+    try {
+      return await this.sendOnce<T>(method, url, init, on);
+    } catch (err) {
+      if (!isGoAwayBeforeResponse(err) || !isRepeatable(method, init) || on.signal?.aborted === true) throw err;
+      return this.sendOnce<T>(method, url, init, on);
+    }
+  }
+
+  private async sendOnce<T>(method: Verb, url: URL, init: RequestInit, on: SendOptions): Promise<T> {
     on.check?.opened();
     try {
       return await this.send<T>(method, url, init, on);
@@ -249,6 +263,31 @@ export class KubeClient {
       deadline.release();
     }
   }
+}
+
+/**
+ * Whether a request failed because its HTTP/2 connection got a GOAWAY frame before any response came. undici reports
+ * it as fetch's "fetch failed" TypeError with the GOAWAY error as its cause.
+ */
+function isGoAwayBeforeResponse(err: unknown): boolean {
+  if (!(err instanceof TypeError)) return false;
+  for (let cause: unknown = err.cause; cause instanceof Error; cause = cause.cause) {
+    if (cause.message.includes('"GOAWAY" frame received')) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether sending the request a second time ends as sending it once would, if the first one did reach the server:
+ * reads, server-side applies and merge patches (they set fields to values), replacements (a repeat meets a Conflict on
+ * the resourceVersion the first one moved) and deletions (a repeat meets NotFound, which callers take as deleted).
+ * Creates are not: a generateName create would make a second object. JSON patches may append.
+ */
+function isRepeatable(method: Verb, init: RequestInit): boolean {
+  if (method === 'GET' || method === 'PUT' || method === 'DELETE') return true;
+  if (method !== 'PATCH') return false;
+  const contentType = (init.headers as Record<string, string> | undefined)?.['content-type'];
+  return contentType === CONTENT_TYPE.apply || contentType === CONTENT_TYPE.mergePatch;
 }
 
 /**

@@ -237,6 +237,11 @@ class H2Server {
   readonly sessions: Http2Session[] = [];
   readonly requests: { session: Http2Session | undefined; stream: ServerHttp2Stream }[] = [];
   holdFirst = true;
+  /**
+   * Answers the second request with a graceful GOAWAY (code 0) that names the first as the last one processed, as
+   * kube-apiserver does when it closes a connection while a new request is on its way.
+   */
+  goAwaySecond = false;
   private server: Http2SecureServer | undefined;
   private readonly arrivals: (() => void)[] = [];
   port = 0;
@@ -247,6 +252,12 @@ class H2Server {
     server.on('stream', (stream: ServerHttp2Stream) => {
       this.requests.push({ session: stream.session, stream });
       this.arrivals.shift()?.();
+      // undici refuses the stream it was told went unprocessed: not an error of the server's.
+      stream.on('error', () => undefined);
+      if (this.goAwaySecond && this.requests.length === 2) {
+        stream.session?.goaway(0, 1);
+        return;
+      }
       if (this.holdFirst && this.requests.length === 1) return;
       stream.respond({ ':status': 200, 'content-type': 'application/json' });
       stream.end('{"kind":"Namespace"}');
@@ -326,5 +337,50 @@ describe('kube/KubeClient request deadline over HTTP/2', () => {
     expect(await aborted).to.not.be.instanceOf(RequestTimeoutError);
     await client.request('GET', '/api/v1/namespaces/b');
     expect(server.requests[1]?.session, 'same session').to.equal(server.requests[0]?.session);
+  });
+});
+
+describe('kube/KubeClient after a graceful GOAWAY', () => {
+  let tls: { key: Buffer; cert: Buffer };
+  let server: H2Server;
+
+  before(() => {
+    tls = selfSigned();
+  });
+
+  beforeEach(async () => {
+    server = await new H2Server().start(tls);
+    server.holdFirst = false;
+    server.goAwaySecond = true;
+  });
+
+  afterEach(async () => {
+    await server.stop();
+  });
+
+  for (const [method, contentType] of [
+    ['PATCH', 'application/merge-patch+json'],
+    ['PATCH', 'application/apply-patch+yaml'],
+    ['PUT', undefined],
+  ] as const) {
+    it(`sends a ${method} ${contentType ?? ''} the server turned away once more, on a new connection`, async () => {
+      const client = clientFor(server.port, new ManualTimer(), undefined, 'https');
+      await client.request('GET', '/api/v1/namespaces/a');
+      const answer = await client.request(method, '/api/v1/namespaces/a', { body: { metadata: {} }, contentType });
+      expect(answer).to.deep.equal({ kind: 'Namespace' });
+      expect(server.requests).to.have.length(3);
+      expect(server.requests[2]?.session, 'the repeat runs on a new session').to.not.equal(server.requests[1]?.session);
+    });
+  }
+
+  it('does not repeat a create, which could make a second object: the GOAWAY reaches the caller', async () => {
+    const client = clientFor(server.port, new ManualTimer(), undefined, 'https');
+    await client.request('GET', '/api/v1/namespaces/a');
+    const failure = await client
+      .request('POST', '/api/v1/namespaces/a/events', { body: { metadata: { generateName: 'e-' } } })
+      .catch((err: unknown) => err);
+    expect(failure).to.be.instanceOf(TypeError);
+    expect(String((failure as TypeError).cause)).to.include('GOAWAY');
+    expect(server.requests).to.have.length(2);
   });
 });
