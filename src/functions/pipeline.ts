@@ -3,7 +3,7 @@
 // decides the requeue. The runner passed in is already stacked (cache, requirements loop, built-ins or gRPC).
 import { parseDuration } from '../apis/index.js';
 import { FunctionCallError, PipelineFatalError } from './errors.js';
-import { digest } from './hash.js';
+import { setLazyTag } from './requestTag.js';
 import { resultToEvent, toCondition, type PipelineCondition, type PipelineEvent } from './outcome.js';
 import type { FunctionCall, FunctionRunner } from './runner.js';
 import { ALL_CAPABILITIES } from './types.js';
@@ -115,8 +115,8 @@ async function buildRequest(
   if (credentials !== undefined) request.credentials = credentials;
   const required = input.requiredResources?.(step.step);
   if (required !== undefined) request.requiredResources = required;
-  // The tag is a digest of the request before meta is set, as Crossplane computes it.
-  request.meta = { tag: digest(request), capabilities: [...ALL_CAPABILITIES] };
+  // The tag is a digest of the request before meta is set, as Crossplane computes it, taken when first read.
+  setLazyTag(request, [...ALL_CAPABILITIES]);
   return request;
 }
 

@@ -41,8 +41,9 @@ export class RoutingRunner implements FunctionRunner {
     if (!builtin) return this.deps.remote.run(call);
     const response = await builtin(call.request);
     if (this.deps.dropBuiltinTtl !== true || response.meta?.ttlMs === undefined) return response;
-    const { ttlMs: _ttl, ...meta } = response.meta;
-    return { ...response, meta };
+    // Deleted rather than copied around: copying would read the tag, which is digested only when read (requestTag.ts).
+    delete response.meta.ttlMs;
+    return response;
   }
 
   private async builtinFor(functionName: string): Promise<BuiltinFunction | undefined> {

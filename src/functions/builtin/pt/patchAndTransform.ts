@@ -17,6 +17,7 @@ import { applyComposedPatch, applyEnvironmentPatch } from './patches.js';
 import { composedTemplates } from './patchSets.js';
 import { isReady } from './ready.js';
 import { validateResources } from './validate.js';
+import { echoTag } from '../../requestTag.js';
 
 export const PATCH_AND_TRANSFORM = 'function-patch-and-transform';
 /** The context key of the Composition environment (function-sdk-go context.KeyEnvironment). */
@@ -223,7 +224,7 @@ function composeConnectionSecret(run: Run): void {
 }
 
 function respond(run: Run): RunFunctionResponse {
-  const rsp: RunFunctionResponse = { meta: { tag: run.req.meta?.tag ?? '', ttlMs: DEFAULT_TTL_MS } };
+  const rsp: RunFunctionResponse = { meta: echoTag(run.req, DEFAULT_TTL_MS) };
   const composite: Resource = { resource: run.desiredXr };
   if (Object.keys(run.xrDetails).length > 0) composite.connectionDetails = run.xrDetails;
   // The SDK does not read the desired XR's readiness, so only a skipped resource sets it.
