@@ -100,6 +100,8 @@ describe('functions/pipeline request meta and credentials', () => {
         },
       },
     );
-    expect(responses[0]?.meta?.tag).to.equal(calls[0]?.request.meta?.tag).and.to.match(/^[0-9a-f]{64}$/);
+    expect(responses[0]?.meta?.tag)
+      .to.equal(calls[0]?.request.meta?.tag)
+      .and.to.match(/^[0-9a-f]{64}$/);
   });
 });
