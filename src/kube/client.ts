@@ -302,13 +302,19 @@ export class KubeClient {
  * connection alive, and the probe's answer may be queued behind it on the same connection. Chunks are decoded once,
  * at the end, so a long list costs one string rather than one per chunk.
  */
-async function readBody(body: Dispatcher.ResponseData['body'], check: ConnectionCheck | undefined): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of body) {
-    check?.read();
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+function readBody(body: Dispatcher.ResponseData['body'], check: ConnectionCheck | undefined): Promise<string> {
+  // Stream events rather than `for await`: an async iterator costs a promise and a result object per chunk.
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    body.on('data', (chunk: Buffer) => {
+      check?.read();
+      chunks.push(chunk);
+    });
+    body.once('end', () => {
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    });
+    body.once('error', reject);
+  });
 }
 
 function safeJson(text: string): unknown {
