@@ -8,11 +8,17 @@
 // compositor's own client (rest_client_requests_total), null for another controller. `countedAt` says which is which.
 // Usage: npm run bench:scale -- [--xrs 1000] [--composed 3] [--max-reconcile-rate <n>] [--realtime=false]
 //        [--controller-cmd "<command>"] [--controller-ready-url <url>] [--idle 2m] [--restart-window 60s]
-//        [--latency-samples 100] [--experiment reuse-connections] [--no-cache-trim]
+//        [--latency-samples 100] [--experiment reuse-connections] [--no-cache-trim] [--ready-timeout 50m]
+// --ready-timeout: how long to wait for every XR to be Ready; by default 15 minutes, or 30 ms per XR above 30,000.
+// Progress (each phase's start and end, and every ~30 s while creating and converging: XRs created, existing and
+// Ready, RSS of the controller, kube-apiserver and etcd) goes to stderr; stdout has only the JSON.
 // --controller-ready-url: another controller's readiness endpoint; its start (and restart) is timed until it
 // answers 2xx, rather than from its spawn.
 // --no-cache-trim runs compositor with COMPOSITOR_CACHE_TRIM=false (src/watch/trim.ts): its caches keep
 // metadata.managedFields, for the with/without memory comparison in bench/RESULTS.md.
+import { copyFileSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseDuration } from '../src/apis/index.js';
@@ -22,9 +28,9 @@ import {
   controllerUid,
   createXrs,
   installApi,
+  forEachComposed,
+  forEachPage,
   isReady,
-  listAll,
-  listComposed,
   patchXrs,
   resourceNameOf,
   scaleApi,
@@ -38,6 +44,7 @@ import { reusingKubeConfig } from './harness/client.js';
 import { ControllerProcess, effectiveReconcileRate, reconcileRateArgs } from './harness/controller.js';
 import { byLabel, delta, sum, writes, type Sample } from './harness/metrics.js';
 import { startPlane } from './harness/plane.js';
+import type { ControlPlane } from '../e2e/controlplane/index.js';
 import {
   CountingKubeClient,
   mark,
@@ -45,11 +52,12 @@ import {
   ownBetween,
   QUIET_API_SERVER_ARGS,
   readsOf,
+  requestKeyOf,
   writesOf,
   type CountMark,
   type RequestCounts,
 } from './harness/serverRequests.js';
-import { MIB, optionalNumber, percentile, round, RssSampler, sleep, treeRss, until } from './harness/util.js';
+import { MIB, optionalNumber, percentile, round, RssSampler, rssOf, sleep, treeRss, until } from './harness/util.js';
 
 export interface ScaleOptions {
   xrs: number;
@@ -69,6 +77,8 @@ export interface ScaleOptions {
   experiments?: readonly string[];
   /** False runs compositor with COMPOSITOR_CACHE_TRIM=false: its caches keep metadata.managedFields. */
   cacheTrim: boolean;
+  /** Where progress lines go (the command line: stderr); none when undefined. */
+  progress?: (line: string) => void;
 }
 
 export interface LatencyFigures {
@@ -150,6 +160,13 @@ export interface ServerFigures {
 
 const NAMESPACE = 'bench-scale';
 const CM0 = 'cm-0';
+/** How often progress is reported while creating, converging and timing latency. */
+const PROGRESS_EVERY_MS = 30_000;
+
+/** The default --ready-timeout: 15 minutes, or 30 ms per XR when that is longer (50 minutes at 100,000). */
+export function readyTimeoutFor(xrs: number): number {
+  return Math.max(15 * 60_000, xrs * 30);
+}
 
 export function scaleDefaults(): ScaleOptions {
   return {
@@ -159,7 +176,7 @@ export function scaleDefaults(): ScaleOptions {
     idleMs: 120_000,
     restartWindowMs: 60_000,
     latencySamples: 100,
-    readyTimeoutMs: 15 * 60_000,
+    readyTimeoutMs: readyTimeoutFor(1000),
     cacheTrim: true,
   };
 }
@@ -176,14 +193,104 @@ function controllerArgs(options: ScaleOptions): string[] {
   ];
 }
 
+/** Reports progress lines, each with a UTC timestamp; a no-op without options.progress. */
+class Progress {
+  constructor(
+    private readonly sink: ((line: string) => void) | undefined,
+    private readonly plane: ControlPlane,
+    private readonly controller: ControllerProcess,
+  ) {}
+
+  line(text: string): void {
+    this.sink?.(`${new Date().toISOString()} ${text}`);
+  }
+
+  /** `text` with the RSS of the controller, kube-apiserver and etcd, the memory available and the load. */
+  withMemory(text: string): void {
+    if (this.sink === undefined) return;
+    const mib = (bytes: number): string => `${Math.round(bytes / MIB)} MiB`;
+    const servers = this.plane.pids.map((pid) => `${processName(pid)} ${mib(rssOf(pid))}`);
+    // treeRss(0) would be every process's: pid 0 is the parent of init.
+    const pid = this.controller.pid;
+    const controller = pid === undefined ? 'controller not running' : `controller ${mib(treeRss(pid))}`;
+    const rss = [controller, ...servers].join(', ');
+    const load = loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ');
+    this.line(`${text}; RSS ${rss}; available ${mib(memAvailable())}; load ${load}`);
+  }
+
+  /** Runs one phase between a start and an end line (the end says how long it took, or that it failed). */
+  async phase<T>(name: string, work: () => Promise<T>): Promise<T> {
+    const started = Date.now();
+    this.withMemory(`${name}: start`);
+    try {
+      const result = await work();
+      this.withMemory(`${name}: end after ${round((Date.now() - started) / 1000, 1)} s`);
+      return result;
+    } catch (err) {
+      this.withMemory(`${name}: failed after ${round((Date.now() - started) / 1000, 1)} s: ${String(err)}`);
+      throw err;
+    }
+  }
+}
+
+function processName(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return `pid ${pid} (gone)`;
+  }
+}
+
+/** MemAvailable from /proc/meminfo, in bytes. */
+function memAvailable(): number {
+  try {
+    const match = /^MemAvailable:\s+(\d+)\s+kB/m.exec(readFileSync('/proc/meminfo', 'utf8'));
+    return match?.[1] === undefined ? 0 : Number(match[1]) * 1024;
+  } catch {
+    return 0;
+  }
+}
+
+/** How many XRs exist and how many of them are Ready, read a page at a time (nothing kept of each page). */
+async function countReady(client: KubeClient, api: ScaleApi): Promise<{ exist: number; ready: number }> {
+  const counts = { exist: 0, ready: 0 };
+  await forEachPage<ScaleXr>(client, xrPath(api, NAMESPACE), (page) => {
+    counts.exist += page.length;
+    for (const xr of page) if (isReady(xr)) counts.ready++;
+  });
+  return counts;
+}
+
 /** Lists the XRs until every one is Ready; the list interval grows with N so watching costs the server little. */
-async function waitAllReady(client: KubeClient, api: ScaleApi, options: ScaleOptions): Promise<boolean> {
+async function waitAllReady(
+  client: KubeClient,
+  api: ScaleApi,
+  options: ScaleOptions,
+  progress: Progress,
+): Promise<boolean> {
   const intervalMs = Math.max(250, Math.min(2_000, options.xrs / 5));
   const deadline = Date.now() + options.readyTimeoutMs;
+  let reported = Date.now();
+  let lists = 0;
+  let failed = 0;
+  let lastError = '';
   while (Date.now() < deadline) {
     // A list that fails (a loaded API server may take longer than the request deadline) is tried again.
-    const xrs = await listAll<ScaleXr>(client, xrPath(api, NAMESPACE)).catch(() => undefined);
-    if (xrs?.length === options.xrs && xrs.every(isReady)) return true;
+    lists++;
+    const counts = await countReady(client, api).catch((err: unknown) => {
+      failed++;
+      lastError = String(err);
+      return undefined;
+    });
+    if (counts?.exist === options.xrs && counts.ready === options.xrs) return true;
+    if (Date.now() - reported >= PROGRESS_EVERY_MS) {
+      reported = Date.now();
+      const seen = counts === undefined ? 'list failed' : `${counts.exist} XRs exist, ${counts.ready} Ready`;
+      const errors = failed === 0 ? '' : `, ${failed} of ${lists} lists failed so far (last: ${lastError})`;
+      progress.withMemory(`waiting for Ready: ${seen}${errors}`);
+    }
     await sleep(intervalMs);
   }
   return false;
@@ -201,15 +308,34 @@ async function converge(
   client: CountingKubeClient,
   controller: ControllerProcess,
   options: ScaleOptions,
+  progress: Progress,
 ): Promise<Converge> {
   const api = scaleApi('XScale', options.composed);
   const before = await controller.metrics();
   const from = await mark(client);
   const started = Date.now();
-  await createXrs(client, { api, namespace: NAMESPACE }, names(options.xrs), { value: 'v1' });
+  // Counted from what the benchmark's client has sent, so reporting costs no request.
+  const createKey = requestKeyOf('POST', xrPath(api, NAMESPACE)) ?? '';
+  const sentBefore = client.sent()[createKey] ?? 0;
+  const creating = setInterval(() => {
+    progress.withMemory(`creating: ${(client.sent()[createKey] ?? 0) - sentBefore} of ${options.xrs} XRs sent`);
+  }, PROGRESS_EVERY_MS);
+  try {
+    await progress.phase(`create ${options.xrs} XRs`, () =>
+      createXrs(client, { api, namespace: NAMESPACE }, names(options.xrs), { value: 'v1' }),
+    );
+  } finally {
+    clearInterval(creating);
+  }
   const createSeconds = (Date.now() - started) / 1000;
-  const ready = await waitAllReady(client, api, options);
+  const ready = await progress.phase(
+    `wait until all ${options.xrs} XRs are Ready (timeout ${options.readyTimeoutMs / 1000} s)`,
+    () => waitAllReady(client, api, options, progress),
+  );
   const allReadySeconds = ready ? (Date.now() - started) / 1000 : null;
+  progress.line(
+    ready ? `all Ready ${round(allReadySeconds ?? 0, 1)} s after the first create` : 'not all Ready: timed out',
+  );
   const to = await mark(client);
   return { createSeconds, allReadySeconds, before, after: await controller.metrics(), server: { from, to } };
 }
@@ -219,14 +345,12 @@ function serverPhase(from: CountMark, to: CountMark): ServerPhase {
   return { writes: writesOf(byRequest), reads: readsOf(byRequest), byRequest };
 }
 
-/** The cm-0 ConfigMap of each XR, by XR uid. */
-function firstComposed(composed: readonly ComposedConfigMap[]): Map<string, string> {
-  const out = new Map<string, string>();
+/** Adds the cm-0 ConfigMap of each XR, by XR uid, of one page of composed ConfigMaps to `out`. */
+function addFirstComposed(out: Map<string, string>, composed: readonly ComposedConfigMap[]): void {
   for (const cm of composed) {
     const uid = controllerUid(cm);
     if (uid !== undefined && resourceNameOf(cm) === CM0) out.set(uid, cm.metadata.name);
   }
-  return out;
 }
 
 /** Changes cm-0's data.probe as another field manager, then reads the XR until status.probe shows it. */
@@ -251,20 +375,35 @@ async function oneLatency(
   return undefined;
 }
 
-async function measureLatency(client: KubeClient, options: ScaleOptions): Promise<LatencyFigures> {
+async function measureLatency(client: KubeClient, options: ScaleOptions, progress: Progress): Promise<LatencyFigures> {
   const api = scaleApi('XScale', options.composed);
-  const xrs = await listAll<ScaleXr>(client, xrPath(api, NAMESPACE));
-  const cm0 = firstComposed(await listComposed(client, NAMESPACE));
+  // Only the name and uid of each XR, and the name of each cm-0, are kept of the lists.
+  const xrs: { name: string; uid: string }[] = [];
+  await forEachPage<ScaleXr>(client, xrPath(api, NAMESPACE), (page) => {
+    for (const xr of page) xrs.push({ name: xr.metadata.name, uid: xr.metadata.uid ?? '' });
+  });
+  const cm0 = new Map<string, string>();
+  await forEachComposed(client, NAMESPACE, (page) => {
+    addFirstComposed(cm0, page);
+  });
   const count = Math.min(options.latencySamples, xrs.length);
   const step = xrs.length / Math.max(1, count);
   const targets = Array.from({ length: count }, (_, i) => xrs[Math.floor(i * step)]).flatMap((xr, i) => {
-    const configMap = cm0.get(xr?.metadata.uid ?? '');
-    return xr && configMap ? [{ xr: xr.metadata.name, configMap, token: `t${i}-${Date.now()}` }] : [];
+    const configMap = cm0.get(xr?.uid ?? '');
+    return xr && configMap ? [{ xr: xr.name, configMap, token: `t${i}-${Date.now()}` }] : [];
   });
   const samples: (number | undefined)[] = [];
   if (options.realtime) {
     // One at a time, so each figure is the latency of an otherwise idle controller.
-    for (const target of targets) samples.push(await oneLatency(client, target, 30_000));
+    let reported = Date.now();
+    for (const target of targets) {
+      samples.push(await oneLatency(client, target, 30_000));
+      if (Date.now() - reported >= PROGRESS_EVERY_MS) {
+        reported = Date.now();
+        const timedOut = samples.filter((s) => s === undefined).length;
+        progress.line(`latency: ${samples.length} of ${targets.length} samples, ${timedOut} timed out`);
+      }
+    }
   } else {
     // Polling takes up to a poll interval per change: change them all at once, each timed on its own.
     samples.push(...(await Promise.all(targets.map((t) => oneLatency(client, t, 180_000)))));
@@ -455,6 +594,7 @@ const COUNTED_AT: Record<string, string> = {
 };
 
 export async function runScale(options: ScaleOptions): Promise<ScaleResult> {
+  const started = Date.now();
   const plane = await startPlane(QUIET_API_SERVER_ARGS);
   const controller = new ControllerProcess({
     kubeconfigPath: plane.kubeconfigPath,
@@ -463,24 +603,38 @@ export async function runScale(options: ScaleOptions): Promise<ScaleResult> {
     args: controllerArgs(options),
     // Always set, so that a COMPOSITOR_CACHE_TRIM in the bench's own environment cannot contradict the reported mode.
     env: { COMPOSITOR_CACHE_TRIM: String(options.cacheTrim) },
+    // A restart with 100,000 settled XRs may take longer to pass /readyz than the harness's 60 s default; a slow start
+    // is what readySeconds reports, not a reason to lose the run.
+    readyTimeoutMs: Math.max(60_000, options.xrs * 3),
     preload: (options.experiments ?? []).map((name) => fileURLToPath(new URL(`./harness/${name}.ts`, import.meta.url))),
   });
+  const progress = new Progress(options.progress, plane, controller);
+  progress.line(`control plane started in ${round((Date.now() - started) / 1000, 1)} s`);
   try {
     const client = new CountingKubeClient(reusingKubeConfig(plane.kubeConfig));
     const api = scaleApi('XScale', options.composed);
-    await controller.start();
-    await installWhenServed(client, api, options.controllerCmd !== undefined);
+    progress.line(`control plane in ${dirname(plane.kubeconfigPath)}; controller log ${controller.log}`);
+    await progress.phase('start the controller', () => controller.start());
+    await progress.phase('install the API', () => installWhenServed(client, api, options.controllerCmd !== undefined));
     const rss = new RssSampler(() => controller.pid).start();
-    const run = await converge(client, controller, options);
-    const settled = await audit(client, api, NAMESPACE);
+    const run = await converge(client, controller, options, progress);
+    const settled = await progress.phase('audit', () => audit(client, api, NAMESPACE));
+    progress.line(`audit: ${JSON.stringify(settled)}`);
     const reconciles =
       run.before && run.after ? reconcileCount(run.after, api) - reconcileCount(run.before, api) : null;
     const requests = verbs(run);
-    const latency = await measureLatency(client, options);
-    const idle = await measureIdle(client, controller, options, api);
+    const latency = await progress.phase(`latency (${options.latencySamples} samples)`, () =>
+      measureLatency(client, options, progress),
+    );
+    const idle = await progress.phase(`idle (${options.idleMs / 1000} s)`, () =>
+      measureIdle(client, controller, options, api),
+    );
     const converging = serverPhase(run.server.from, run.server.to);
     rss.stop();
-    const restart = await measureRestart(client, controller, options, api);
+    progress.line(`peak controller RSS ${round(rss.peak / MIB, 1)} MiB`);
+    const restart = await progress.phase(`restart (window ${options.restartWindowMs / 1000} s)`, () =>
+      measureRestart(client, controller, options, api),
+    );
     const result = {
       benchmark: 'scale' as const,
       controller: options.controllerCmd ?? `compositor (${controller.mode})`,
@@ -523,9 +677,27 @@ export async function runScale(options: ScaleOptions): Promise<ScaleResult> {
       restart,
     };
     return { ...result, targets: targetsOf(result), node: process.version };
+  } catch (err) {
+    keepPlaneLogs(plane, controller, progress);
+    throw err;
   } finally {
-    await controller.stop();
-    await plane.stop();
+    await progress.phase('stop the controller and the control plane', async () => {
+      await controller.stop();
+      await plane.stop();
+    });
+  }
+}
+
+/** Copies the API server's and etcd's logs next to the controller's before plane.stop() removes them. */
+function keepPlaneLogs(plane: ControlPlane, controller: ControllerProcess, progress: Progress): void {
+  for (const name of ['kube-apiserver.log', 'etcd.log']) {
+    const to = join(dirname(controller.log), name);
+    try {
+      copyFileSync(join(dirname(plane.kubeconfigPath), name), to);
+      progress.line(`kept ${basename(to)} as ${to}`);
+    } catch (copyError) {
+      progress.line(`could not keep ${name}: ${String(copyError)}`);
+    }
   }
 }
 
@@ -544,12 +716,14 @@ function optionsFromArgs(argv: readonly string[]): ScaleOptions {
       'latency-samples': { type: 'string' },
       experiment: { type: 'string', multiple: true },
       'no-cache-trim': { type: 'boolean' },
+      'ready-timeout': { type: 'string' },
     },
   });
   const defaults = scaleDefaults();
+  const xrs = Number(values.xrs ?? defaults.xrs);
   return {
     ...defaults,
-    xrs: Number(values.xrs ?? defaults.xrs),
+    xrs,
     composed: Number(values.composed ?? defaults.composed),
     maxReconcileRate: optionalNumber(values['max-reconcile-rate']),
     realtime: values.realtime !== 'false',
@@ -561,19 +735,33 @@ function optionsFromArgs(argv: readonly string[]): ScaleOptions {
     latencySamples: Number(values['latency-samples'] ?? defaults.latencySamples),
     experiments: values.experiment ?? [],
     cacheTrim: values['no-cache-trim'] !== true,
+    readyTimeoutMs:
+      values['ready-timeout'] === undefined ? readyTimeoutFor(xrs) : parseDuration(values['ready-timeout']),
+    progress: (line) => process.stderr.write(`${line}\n`),
   };
 }
 
 const USAGE = `npm run bench:scale -- [--xrs 1000] [--composed 3] [--max-reconcile-rate <n>] [--realtime=false]
     [--controller-cmd "<command>"] [--controller-ready-url <url>] [--idle 2m] [--restart-window 60s]
-    [--latency-samples 100] [--experiment reuse-connections] [--no-cache-trim]
-Prints one JSON object; bench/RESULTS.md explains its figures.
+    [--latency-samples 100] [--experiment reuse-connections] [--no-cache-trim] [--ready-timeout 50m]
+Prints one JSON object; bench/RESULTS.md explains its figures. Progress goes to stderr.
 `;
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   if (process.argv.includes('--help')) {
     process.stdout.write(USAGE);
     process.exit(0);
+  }
+  // A stopped run still stops what it started: exiting runs the harness's exit hooks, which kill the controller and
+  // the plane's servers (the plane's directory, with its logs, is left behind).
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
+    process.once(signal, () => {
+      process.stderr.write(`${new Date().toISOString()} ${signal}: stopping\n`);
+      process.exit(code);
+    });
   }
   const result = await runScale(optionsFromArgs(process.argv.slice(2)));
   process.stdout.write(JSON.stringify(result) + '\n');

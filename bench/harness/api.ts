@@ -230,17 +230,38 @@ export async function patchXrs(
   });
 }
 
-/** Every item of a collection, read in pages of 500 so a list of 10,000 XRs stays cheap for the API server. */
-export async function listAll<T>(client: KubeClient, path: string, query: Record<string, string> = {}): Promise<T[]> {
-  const items: T[] = [];
+/**
+ * Reads a collection in pages of 500, so a list of 10,000 XRs stays cheap for the API server, and hands each page to
+ * `onPage` as it arrives: a caller that keeps only what it needs of each item never holds the whole collection.
+ */
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the kind it reads
+export async function forEachPage<T>(
+  client: KubeClient,
+  path: string,
+  onPage: (items: T[]) => void,
+  query: Record<string, string> = {},
+): Promise<void> {
   let cont: string | undefined;
   do {
     const page = await client.request<{ items: T[]; metadata: { continue?: string } }>('GET', path, {
       query: { ...query, limit: 500, continue: cont },
     });
-    items.push(...page.items);
+    onPage(page.items);
     cont = page.metadata.continue === '' ? undefined : page.metadata.continue;
   } while (cont !== undefined);
+}
+
+/** Every item of a collection, read in pages of 500 (forEachPage). */
+export async function listAll<T>(client: KubeClient, path: string, query: Record<string, string> = {}): Promise<T[]> {
+  const items: T[] = [];
+  await forEachPage<T>(
+    client,
+    path,
+    (page) => {
+      for (const item of page) items.push(item);
+    },
+    query,
+  );
   return items;
 }
 
@@ -251,6 +272,17 @@ export function isReady(xr: ScaleXr): boolean {
 /** Every composed ConfigMap in the namespace (compositor and Crossplane label them with their XR). */
 export function listComposed(client: KubeClient, namespace: string): Promise<ComposedConfigMap[]> {
   return listAll<ComposedConfigMap>(client, `/api/v1/namespaces/${namespace}/configmaps`, {
+    labelSelector: COMPOSITE_LABEL,
+  });
+}
+
+/** The composed ConfigMaps of listComposed, a page at a time (forEachPage). */
+export function forEachComposed(
+  client: KubeClient,
+  namespace: string,
+  onPage: (items: ComposedConfigMap[]) => void,
+): Promise<void> {
+  return forEachPage<ComposedConfigMap>(client, `/api/v1/namespaces/${namespace}/configmaps`, onPage, {
     labelSelector: COMPOSITE_LABEL,
   });
 }

@@ -3,13 +3,12 @@
 import type { KubeClient } from '../../src/kube/index.js';
 import {
   controllerUid,
+  forEachComposed,
+  forEachPage,
   isReady,
-  listAll,
-  listComposed,
   resourceNameOf,
   resourceNames,
   xrPath,
-  type ComposedConfigMap,
   type ScaleApi,
   type ScaleXr,
 } from './api.js';
@@ -39,10 +38,27 @@ export function converged(audit: Audit, expectedXrs: number): boolean {
   );
 }
 
-function auditOne(api: ScaleApi, xr: ScaleXr, mine: readonly ComposedConfigMap[]): Omit<Audit, 'xrs' | 'ready'> {
+/**
+ * What the audit needs of an XR. Only these facts are kept of each listed object, so that auditing 100,000 XRs and
+ * their 300,000 ConfigMaps does not hold every whole object (managedFields and all) in the benchmark's heap at once.
+ */
+interface XrFacts {
+  uid: string;
+  ready: boolean;
+  value: string | undefined;
+}
+
+/** What the audit needs of a composed ConfigMap. */
+interface ComposedFacts {
+  owner: string;
+  resourceName: string | undefined;
+  value: string | undefined;
+}
+
+function auditOne(api: ScaleApi, xr: XrFacts, mine: readonly ComposedFacts[]): Omit<Audit, 'xrs' | 'ready'> {
   const expected = resourceNames(api);
   const counts = new Map<string, number>();
-  for (const cm of mine) counts.set(resourceNameOf(cm) ?? '', (counts.get(resourceNameOf(cm) ?? '') ?? 0) + 1);
+  for (const cm of mine) counts.set(cm.resourceName ?? '', (counts.get(cm.resourceName ?? '') ?? 0) + 1);
   let missing = 0;
   let duplicated = 0;
   for (const name of expected) {
@@ -51,25 +67,34 @@ function auditOne(api: ScaleApi, xr: ScaleXr, mine: readonly ComposedConfigMap[]
     else duplicated += count - 1;
   }
   for (const [name, count] of counts) if (!expected.includes(name)) duplicated += count;
-  const stale = api.viaProbe ? 0 : mine.filter((cm) => cm.data?.value !== xr.spec?.value).length;
+  const stale = api.viaProbe ? 0 : mine.filter((cm) => cm.value !== xr.value).length;
   return { composed: mine.length, missing, duplicated, orphaned: 0, stale };
 }
 
 /** Audits every XR of `api` in `namespace` against every composed ConfigMap there. */
 export async function audit(client: KubeClient, api: ScaleApi, namespace: string): Promise<Audit> {
-  const [xrs, composed] = await Promise.all([
-    listAll<ScaleXr>(client, xrPath(api, namespace)),
-    listComposed(client, namespace),
+  const xrs: XrFacts[] = [];
+  const byOwner = new Map<string, ComposedFacts[]>();
+  let composed = 0;
+  await Promise.all([
+    forEachPage<ScaleXr>(client, xrPath(api, namespace), (page) => {
+      for (const xr of page) xrs.push({ uid: xr.metadata.uid ?? '', ready: isReady(xr), value: xr.spec?.value });
+    }),
+    forEachComposed(client, namespace, (page) => {
+      for (const cm of page) {
+        const owner = controllerUid(cm) ?? '';
+        const facts = { owner, resourceName: resourceNameOf(cm), value: cm.data?.value };
+        const mine = byOwner.get(owner);
+        if (mine === undefined) byOwner.set(owner, [facts]);
+        else mine.push(facts);
+        composed++;
+      }
+    }),
   ]);
-  const byOwner = new Map<string, ComposedConfigMap[]>();
-  for (const cm of composed) {
-    const uid = controllerUid(cm) ?? '';
-    byOwner.set(uid, [...(byOwner.get(uid) ?? []), cm]);
-  }
   const total: Audit = {
     xrs: xrs.length,
     ready: 0,
-    composed: composed.length,
+    composed,
     missing: 0,
     duplicated: 0,
     orphaned: 0,
@@ -77,14 +102,14 @@ export async function audit(client: KubeClient, api: ScaleApi, namespace: string
   };
   const uids = new Set<string>();
   for (const xr of xrs) {
-    uids.add(xr.metadata.uid ?? '');
-    if (isReady(xr)) total.ready++;
-    const one = auditOne(api, xr, byOwner.get(xr.metadata.uid ?? '') ?? []);
+    uids.add(xr.uid);
+    if (xr.ready) total.ready++;
+    const one = auditOne(api, xr, byOwner.get(xr.uid) ?? []);
     total.missing += one.missing;
     total.duplicated += one.duplicated;
     total.stale += one.stale;
   }
-  total.orphaned = composed.filter((cm) => !uids.has(controllerUid(cm) ?? '')).length;
+  for (const [owner, mine] of byOwner) if (!uids.has(owner)) total.orphaned += mine.length;
   return total;
 }
 

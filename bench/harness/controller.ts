@@ -29,6 +29,8 @@ export interface ControllerOptions {
    * for compositor's /readyz. Without it, start() of another controller resolves as soon as it is spawned.
    */
   readyUrl?: string;
+  /** How long start() waits for readiness before it fails; READY_TIMEOUT_MS (60 s) by default. */
+  readyTimeoutMs?: number;
 }
 
 const READY_TIMEOUT_MS = 60_000;
@@ -156,7 +158,7 @@ export class ControllerProcess {
     await this.waitReady(child, `http://${probes}/readyz`);
   }
 
-  /** Polls `url` until it answers 2xx; fails when the process exits first or after READY_TIMEOUT_MS. */
+  /** Polls `url` until it answers 2xx; fails when the process exits first or after the ready timeout. */
   private async waitReady(child: ChildProcess, url: string): Promise<void> {
     await until(
       `${url} (log: ${this.logFile})`,
@@ -165,7 +167,7 @@ export class ControllerProcess {
         const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
         return response.ok ? true : undefined;
       },
-      { timeoutMs: READY_TIMEOUT_MS, intervalMs: 100 },
+      { timeoutMs: this.options.readyTimeoutMs ?? READY_TIMEOUT_MS, intervalMs: 100 },
     );
   }
 
