@@ -2,7 +2,9 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+// From its own module, not the package root, which loads client-node's generated API clients
+// (src/kube/slimClientNode.ts): the CLI's dev command imports this module.
+import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { stringify } from 'yaml';
 import { KubeClient } from '../../src/kube/index.js';
 import { resolveBinaries, type Component } from './binaries.js';

@@ -1,4 +1,6 @@
-import { RequestContext, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+// From its own module, not the package root, which loads client-node's generated API clients (slimClientNode.ts).
+import { RequestContext } from '@kubernetes/client-node/dist/gen/http/http.js';
 import { fetch, request as undiciRequest, type Dispatcher } from 'undici';
 import { monotonicClock, type Clock } from '../base/index.js';
 import { ConnectionCheck, type ConnectionCheckOptions } from './connectionCheck.js';

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+// From its own module, not the package root, which loads client-node's generated API clients (slimClientNode.ts).
+import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 
 /** The kubeconfig could not be found or read; the message says where compositor looked. */
 export class KubeconfigError extends Error {

@@ -1,4 +1,6 @@
-import { Watch, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+// From its own module, not the package root, which loads client-node's generated API clients (kube/slimClientNode.ts).
+import { Watch } from '@kubernetes/client-node/dist/watch.js';
 import { withUserAgent, type KubeClient, type KubeObject, type ResourceInfo } from '../kube/index.js';
 import { silenceLimitMs, WATCH_TIMEOUT_SECONDS, watchTimeoutSeconds } from './watchDeadline.js';
 
