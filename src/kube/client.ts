@@ -69,9 +69,6 @@ interface SendOptions {
   check: ConnectionCheck | undefined;
 }
 
-/** How long authentication headers that may change (see KubeClient.authenticate) are reused. */
-export const AUTH_HEADERS_TTL_MS = 10_000;
-
 /** The pool's connection was found dead (connectionCheck.ts): the requests waiting on it fail with this. */
 export class DeadConnectionError extends Error {
   constructor(server: string, options?: ErrorOptions) {
@@ -96,8 +93,6 @@ export class KubeClient {
   /** The dead-connection check of `dispatcher`, when it is a pool of our own (not undici's global one). */
   private check: ConnectionCheck | undefined;
   private readonly lostListeners = new Set<() => void>();
-  /** The authentication headers of the last request that asked client-node for them (see authenticate). */
-  private auth: { headers: Record<string, string>; until: number } | undefined;
 
   constructor(
     readonly kubeConfig: KubeConfig,
@@ -184,7 +179,6 @@ export class KubeClient {
   private retire(pool: Pool, dead?: DeadConnectionError): void {
     if (pool === undefined || this.dispatcher !== pool) return;
     this.dispatcher = undefined;
-    this.auth = undefined; // the next request builds a new pool through client-node
     this.check?.stop();
     this.check = undefined;
     // A pool found dead fails what waits on it at once (they retry on the new pool); otherwise it closes once its
@@ -205,41 +199,17 @@ export class KubeClient {
     for (const [key, value] of Object.entries(options.query ?? {})) {
       if (value !== undefined) url.searchParams.set(key, String(value));
     }
-    const { auth, pool, check } = await this.authenticate(url, method);
+    const context = new RequestContext(url.toString(), method);
+    await this.kubeConfig.applySecurityAuthentication(context);
     const headers: Record<string, string> = {
-      ...auth,
+      ...context.getHeaders(),
       accept: CONTENT_TYPE.json,
       'user-agent': this.options.userAgent ?? compositorUserAgent(),
     };
     if (options.body !== undefined) headers['content-type'] = options.contentType ?? CONTENT_TYPE.json;
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
-    return this.sendChecked<T>(method, url, { headers, body, dispatcher: pool }, { signal: options.signal, check });
-  }
-
-  /**
-   * The authentication headers and the pool of a request. client-node's applySecurityAuthentication reads the
-   * kubeconfig's CA and client certificate (from their files, when given as files) and builds a new connection pool
-   * on every call, which was a twentieth of everything compositor allocated over a 1,000-XR burst; only its headers are
-   * used after the first request. So they are kept: for good when they cannot change (a token or client certificate in
-   * the kubeconfig itself), else for AUTH_HEADERS_TTL_MS, as a token from a file, an auth provider or an exec plugin
-   * is renewed long before it expires (client-node re-reads a token file each minute). A 401 drops them.
-   */
-  private async authenticate(
-    url: URL,
-    method: Verb,
-  ): Promise<{ auth: Record<string, string>; pool: Pool; check: ConnectionCheck | undefined }> {
-    const now = (this.options.clock ?? monotonicClock).now();
-    if (this.auth !== undefined && this.auth.until > now) {
-      return { auth: this.auth.headers, pool: this.dispatcher, check: this.check };
-    }
-    const context = new RequestContext(url.toString(), method);
-    await this.kubeConfig.applySecurityAuthentication(context);
-    const headers = context.getHeaders();
-    const user = this.kubeConfig.getCurrentUser();
-    const fixed = user !== null && user.authProvider === undefined && user.exec === undefined;
-    this.auth = { headers, until: fixed ? Infinity : now + AUTH_HEADERS_TTL_MS };
     const { pool, check } = this.pooled(context);
-    return { auth: headers, pool, check };
+    return this.sendChecked<T>(method, url, { headers, body, dispatcher: pool }, { signal: options.signal, check });
   }
 
   /**
@@ -254,8 +224,6 @@ export class KubeClient {
       return await this.send<T>(method, url, init, on);
     } catch (err) {
       if (err instanceof RequestTimeoutError) this.retire(init.dispatcher);
-      // Credentials the server no longer takes (a rotated token): the next request asks client-node afresh.
-      if (err instanceof ApiError && err.status === 401) this.auth = undefined;
       // The pool's destruction fails the request with our error, or with one that has it as its cause.
       if (on.check?.isDead === true && !(err instanceof DeadConnectionError)) {
         throw new DeadConnectionError(this.server, { cause: err });

@@ -7,15 +7,7 @@ import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { ManualClock } from '../../../src/base/index.js';
-import { AUTH_HEADERS_TTL_MS } from '../../../src/kube/client.js';
-import {
-  ApiError,
-  DEFAULT_REQUEST_TIMEOUT_MS,
-  KubeClient,
-  RequestTimeoutError,
-  type SetTimer,
-} from '../../../src/kube/index.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, KubeClient, RequestTimeoutError, type SetTimer } from '../../../src/kube/index.js';
 
 /** A deadline timer the test fires by hand: virtual time, no waiting. */
 class ManualTimer {
@@ -381,68 +373,4 @@ describe('kube/KubeClient after a graceful GOAWAY', () => {
       expect(server.requests[2]?.session, 'the repeat runs on a new session').to.not.equal(server.requests[1]?.session);
     });
   }
-});
-
-describe('kube/KubeClient authentication headers', () => {
-  let server: ScriptedServer;
-
-  beforeEach(async () => {
-    server = await new ScriptedServer().start();
-  });
-
-  afterEach(async () => {
-    await server.stop();
-  });
-
-  /** A client whose kubeconfig counts how often client-node is asked for the authentication of a request. */
-  function counted(
-    user: Record<string, unknown>,
-    clock = new ManualClock(),
-  ): { client: KubeClient; asked: () => number } {
-    const kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ name: 'c', server: `http://127.0.0.1:${server.port}`, skipTLSVerify: true }],
-      users: [{ name: 'u', ...user }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-      currentContext: 'x',
-    });
-    let asked = 0;
-    const apply = kc.applySecurityAuthentication.bind(kc);
-    kc.applySecurityAuthentication = (context) => {
-      asked++;
-      return apply(context);
-    };
-    return { client: new KubeClient(kc, () => undefined, undefined, { clock }), asked: () => asked };
-  }
-
-  it('asks client-node once for credentials written in the kubeconfig, and sends them with every request', async () => {
-    const seen: (string | undefined)[] = [];
-    for (let i = 0; i < 3; i++)
-      server.next((req, res) => res.end(JSON.stringify({ auth: (seen.push(req.headers.authorization), 1) })));
-    const { client, asked } = counted({ token: 'static' });
-    for (let i = 0; i < 3; i++) await client.request('GET', '/api/v1/namespaces');
-    expect(asked()).to.equal(1);
-    expect(seen).to.deep.equal(['Bearer static', 'Bearer static', 'Bearer static']);
-  });
-
-  it('asks again after a while for credentials that renew (a token file), and at once after a 401', async () => {
-    const clock = new ManualClock();
-    const { client, asked } = counted(
-      { authProvider: { name: 'tokenFile', config: { tokenFile: '/dev/null' } } },
-      clock,
-    );
-    await client.request('GET', '/api/v1/namespaces');
-    await client.request('GET', '/api/v1/namespaces');
-    expect(asked()).to.equal(1);
-    clock.advance(AUTH_HEADERS_TTL_MS);
-    await client.request('GET', '/api/v1/namespaces');
-    expect(asked()).to.equal(2);
-    server.next((_, res) => {
-      res.statusCode = 401;
-      res.end('{"kind":"Status","reason":"Unauthorized","message":"Unauthorized"}');
-    });
-    expect(await client.request('GET', '/api/v1/namespaces').catch((err: unknown) => err)).to.be.instanceOf(ApiError);
-    await client.request('GET', '/api/v1/namespaces');
-    expect(asked()).to.equal(3);
-  });
 });
