@@ -292,7 +292,7 @@ class H2Server {
   }
 }
 
-describe('kube/KubeClient request deadline over HTTP/2', () => {
+describe('kube/KubeClient over HTTP/2', () => {
   let tls: { key: Buffer; cert: Buffer };
   let server: H2Server;
 
@@ -338,39 +338,28 @@ describe('kube/KubeClient request deadline over HTTP/2', () => {
     await client.request('GET', '/api/v1/namespaces/b');
     expect(server.requests[1]?.session, 'same session').to.equal(server.requests[0]?.session);
   });
-});
-
-describe('kube/KubeClient after a graceful GOAWAY', () => {
-  let tls: { key: Buffer; cert: Buffer };
-  let server: H2Server;
-
-  before(() => {
-    tls = selfSigned();
-  });
-
-  beforeEach(async () => {
-    server = await new H2Server().start(tls);
-    server.holdFirst = false;
-  });
-
-  afterEach(async () => {
-    await server.stop();
-  });
-
-  for (const [method, contentType] of [
-    ['PATCH', 'application/merge-patch+json'],
-    ['PATCH', 'application/apply-patch+yaml'],
-    ['PUT', undefined],
-    ['POST', undefined],
-  ] as const) {
-    it(`sends a ${method} ${contentType ?? ''} the GOAWAY names unprocessed once more, on a new connection`, async () => {
-      server.goAwayOn = new Set([2]);
-      const client = clientFor(server.port, new ManualTimer(), undefined, 'https');
-      await client.request('GET', '/api/v1/namespaces/a');
-      const answer = await client.request(method, '/api/v1/namespaces/a', { body: { metadata: {} }, contentType });
-      expect(answer).to.deep.equal({ kind: 'Namespace' });
-      expect(server.requests, 'turned away once, then answered').to.have.length(3);
-      expect(server.requests[2]?.session, 'the repeat runs on a new session').to.not.equal(server.requests[1]?.session);
+  describe('after a graceful GOAWAY', () => {
+    beforeEach(() => {
+      server.holdFirst = false;
     });
-  }
+
+    for (const [method, contentType] of [
+      ['PATCH', 'application/merge-patch+json'],
+      ['PATCH', 'application/apply-patch+yaml'],
+      ['PUT', undefined],
+      ['POST', undefined],
+    ] as const) {
+      it(`sends a ${[method, contentType].filter(Boolean).join(' ')} the GOAWAY names unprocessed once more, on a new connection`, async () => {
+        server.goAwayOn = new Set([2]);
+        const client = clientFor(server.port, new ManualTimer(), undefined, 'https');
+        await client.request('GET', '/api/v1/namespaces/a');
+        const answer = await client.request(method, '/api/v1/namespaces/a', { body: { metadata: {} }, contentType });
+        expect(answer).to.deep.equal({ kind: 'Namespace' });
+        expect(server.requests, 'turned away once, then answered').to.have.length(3);
+        expect(server.requests[2]?.session, 'the repeat runs on a new session').to.not.equal(
+          server.requests[1]?.session,
+        );
+      });
+    }
+  });
 });
