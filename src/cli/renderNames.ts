@@ -1,21 +1,11 @@
 // The check upstream makes of every composed resource's name before it records resource references or applies
 // anything (crossplane internal/names/validate.go ValidateName, called by the function composer since
-// crossplane#6535 and #6689): a name must be an RFC 1123 subdomain; RBAC kinds may also hold colons.
+// crossplane#6535 and #6689), with the error text render prints for it. The check itself is the engine's.
+import { isValidComposedName } from '../composite/index.js';
 import type { JsonObject } from '../functions/index.js';
-
-const RBAC_KINDS = new Set(['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
-const RBAC_GROUP = 'rbac.authorization.k8s.io';
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 function str(v: unknown): string {
   return typeof v === 'string' ? v : '';
-}
-
-/** names.ValidateName: apimachinery's IsDNS1123Subdomain, with colons allowed for the RBAC kinds. */
-export function isValidComposedName(name: string, apiVersion: string, kind: string): boolean {
-  const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
-  const checked = group === RBAC_GROUP && RBAC_KINDS.has(kind) ? name.replaceAll(':', '') : name;
-  return checked.length <= 253 && DNS1123_SUBDOMAIN.test(checked);
 }
 
 /**

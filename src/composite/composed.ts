@@ -2,16 +2,13 @@ import type { OwnerReference } from '../apis/index.js';
 import { CLAIM_NAME_LABEL, CLAIM_NAMESPACE_LABEL, COMPOSITE_LABEL, type Xr } from '../controller/index.js';
 import type { JsonObject } from '../functions/index.js';
 import type { KubeObject } from '../kube/index.js';
-import { childName } from './names.js';
+import { childName, isValidComposedName } from './names.js';
 
 // Composed resources as compositor writes them: metadata rendered from the XR (Crossplane's
 // RenderComposedResourceMetadata) and a deterministic name. Whether one needs applying at all is
 // src/controller/applied.ts.
 
 export const RESOURCE_NAME_ANNOTATION = 'crossplane.io/composition-resource-name';
-
-const SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
-const RBAC_KINDS = new Set(['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
 
 export type { OwnerReference };
 
@@ -119,10 +116,7 @@ function withController(object: ComposedObject, xr: Xr, resourceName: string): O
 }
 
 function validateName(object: ComposedObject, resourceName: string): void {
-  const group = object.apiVersion.split('/')[0];
-  let name = object.metadata.name;
-  if (group === 'rbac.authorization.k8s.io' && RBAC_KINDS.has(object.kind)) name = name.replace(/:/g, '');
-  if (name.length > 253 || !SUBDOMAIN.test(name)) {
+  if (!isValidComposedName(object.metadata.name, object.apiVersion, object.kind)) {
     throw new ComposedResourceError(
       resourceName,
       `composed resource "${resourceName}" has an invalid name "${object.metadata.name}": it must be a lowercase RFC 1123 subdomain of at most 253 characters`,

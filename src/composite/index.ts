@@ -1,7 +1,7 @@
 // composite: the XR reconciler. Composition selection, the function pipeline, apply, garbage collection, status
 // and the requeue decision, plus the controller that feeds it events. The pure parts (naming, selection) have no
 // Kubernetes imports; what every controller shares (conditions, status, poll intervals) is in src/controller.
-export { childName } from './names.js';
+export { childName, isValidComposedName } from './names.js';
 export { mapLimited } from './limitedParallel.js';
 export { COMPOSITION_REVISION, CompositeEventPipeline, type CompositeEventPipelineOptions } from './eventPipeline.js';
 export { isRequired, type RequiredWatch } from './requiredResources.js';

@@ -1,6 +1,21 @@
 import { createHash } from 'node:crypto';
 
 const MAX_NAME_LENGTH = 63;
+
+/** apimachinery's IsDNS1123Subdomain: dot-separated RFC 1123 labels, at most 253 characters in all. */
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const RBAC_GROUP = 'rbac.authorization.k8s.io';
+const RBAC_KINDS = new Set(['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
+
+/**
+ * Crossplane's names.ValidateName, the check of every composed resource's name before anything is applied: an RFC 1123
+ * subdomain, where the RBAC kinds may also hold colons.
+ */
+export function isValidComposedName(name: string, apiVersion: string, kind: string): boolean {
+  const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
+  const checked = group === RBAC_GROUP && RBAC_KINDS.has(kind) ? name.replaceAll(':', '') : name;
+  return checked.length <= 253 && DNS1123_SUBDOMAIN.test(checked);
+}
 const SUFFIX_LENGTH = 12;
 
 /**

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { reconcileEvents } from '../../../src/cli/renderEvents.js';
-import { isValidComposedName } from '../../../src/cli/renderNames.js';
+import { isValidComposedName } from '../../../src/composite/index.js';
 import { renderComposite } from '../../../src/cli/renderOutput.js';
 import type { PipelineCondition, PipelineEvent, PipelineOutput } from '../../../src/functions/index.js';
 
@@ -82,7 +82,7 @@ describe('cli/renderEvents reconcileEvents', () => {
   });
 });
 
-describe('cli/renderNames isValidComposedName', () => {
+describe('composite isValidComposedName', () => {
   // crossplane internal/names/validate.go ValidateName: IsDNS1123Subdomain; RBAC kinds may hold colons (#6689).
   const cases: Record<string, { name: string; apiVersion: string; kind: string; want: boolean }> = {
     subdomain: { name: 'my-app.example-1', apiVersion: 'v1', kind: 'ConfigMap', want: true },
