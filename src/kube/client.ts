@@ -1,7 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 // From its own module, not the package root, which loads client-node's generated API clients (slimClientNode.ts).
 import { RequestContext } from '@kubernetes/client-node/dist/gen/http/http.js';
-import { fetch, request as undiciRequest, type Dispatcher } from 'undici';
+import { getGlobalDispatcher, type Dispatcher } from 'undici';
 import { monotonicClock, type Clock } from '../base/index.js';
 import { ConnectionCheck, type ConnectionCheckOptions } from './connectionCheck.js';
 import { ApiError } from './errors.js';
@@ -143,12 +143,15 @@ export class KubeClient {
    * API priority and fairness, so a busy server does not queue it.
    */
   private async ping(pool: Pool, signal: AbortSignal): Promise<void> {
-    const response = await fetch(`${this.server}/livez/ping`, {
-      dispatcher: pool,
+    const url = new URL(`${this.server}/livez/ping`);
+    const response = await (pool ?? getGlobalDispatcher()).request({
+      origin: url.origin,
+      path: url.pathname,
+      method: 'GET',
       signal,
       headers: { 'user-agent': this.options.userAgent ?? compositorUserAgent() },
     });
-    await response.arrayBuffer();
+    await response.body.text();
   }
 
   /**
@@ -237,19 +240,22 @@ export class KubeClient {
   /**
    * One request under the request deadline, started here, after the rate limiter and authentication: only time spent
    * on the connection counts. The caller's signal still aborts it, reported as the caller's abort. undici's request()
-   * rather than fetch(): fetch wraps every call in WHATWG Request, Headers and stream objects, which at 1,000 XRs was
-   * a fifth of everything compositor allocated; what goes on the wire is the same.
+   * rather than fetch(): fetch wraps every call in WHATWG Request, Headers and stream objects, 183 of the 1,192 MiB
+   * compositor allocated over a 1,000-XR burst (bench/RESULTS.md); what goes on the wire is the same.
    */
   private async send<T>(method: Verb, url: URL, init: SendInit, { signal, check }: SendOptions): Promise<T> {
     const timeoutMs = this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     const deadline = startDeadline(signal, timeoutMs, this.options.setTimer ?? realSetTimer);
     let status: number | undefined;
     try {
-      const options = { method, headers: init.headers, body: init.body, signal: deadline.signal };
-      const response =
-        init.dispatcher === undefined
-          ? await undiciRequest(url, options)
-          : await init.dispatcher.request({ ...options, origin: url.origin, path: url.pathname + url.search });
+      const response = await (init.dispatcher ?? getGlobalDispatcher()).request({
+        method,
+        origin: url.origin,
+        path: url.pathname + url.search,
+        headers: init.headers,
+        body: init.body,
+        signal: deadline.signal,
+      });
       status = response.statusCode;
       check?.read();
       this.observe(method, String(status));
