@@ -22,6 +22,22 @@ function configMap(namespace: string, name: string): KubeObject {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data: { v: '1' } };
 }
 
+/** An informer registry over `client`, as the engine builds one, its list-watchers wrapped when asked. */
+function registryOver(
+  client: KubeClient,
+  kubeConfig: KubeConfig,
+  wrapListerWatcher?: (inner: ListerWatcher) => ListerWatcher,
+): InformerRegistry {
+  return new InformerRegistry({
+    client,
+    kubeConfig,
+    discovery: new Discovery(client),
+    logger: pino({ level: 'silent' }),
+    syncIntervalMs: 0,
+    wrapListerWatcher,
+  });
+}
+
 describe('silently dead connections (integration)', function () {
   this.timeout(120_000);
   let proxy: TcpProxy;
@@ -47,20 +63,13 @@ describe('silently dead connections (integration)', function () {
     const direct = controlPlane().client();
     const client = new KubeClient(kubeConfig);
     let watches = 0;
-    const registry = new InformerRegistry({
-      client,
-      kubeConfig,
-      discovery: new Discovery(client),
-      logger: pino({ level: 'silent' }),
-      syncIntervalMs: 0,
-      wrapListerWatcher: (inner): ListerWatcher => ({
-        list: (signal) => inner.list(signal),
-        watch: (resourceVersion, callbacks, options) => {
-          watches++;
-          return inner.watch(resourceVersion, callbacks, options);
-        },
-      }),
-    });
+    const registry = registryOver(client, kubeConfig, (inner) => ({
+      list: (signal) => inner.list(signal),
+      watch: (resourceVersion, callbacks, options) => {
+        watches++;
+        return inner.watch(resourceVersion, callbacks, options);
+      },
+    }));
     const lease = await registry.acquire('v1', 'ConfigMap');
     try {
       await lease.informer.waitForSync();
@@ -113,13 +122,7 @@ describe('silently dead connections (integration)', function () {
   it('an informer rewatches at once when its client finds a connection dead, and misses no change', async () => {
     const direct = controlPlane().client();
     const client = new KubeClient(kubeConfig);
-    const registry = new InformerRegistry({
-      client,
-      kubeConfig,
-      discovery: new Discovery(client),
-      logger: pino({ level: 'silent' }),
-      syncIntervalMs: 0,
-    });
+    const registry = registryOver(client, kubeConfig);
     const lease = await registry.acquire('v1', 'ConfigMap');
     try {
       await lease.informer.waitForSync();
