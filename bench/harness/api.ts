@@ -269,11 +269,15 @@ export function isReady(xr: ScaleXr): boolean {
   return xr.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
 }
 
-/** Every composed ConfigMap in the namespace (compositor and Crossplane label them with their XR). */
+/** Where the composed ConfigMaps of `namespace` are: compositor and Crossplane label them with their XR. */
+function composedCollection(namespace: string): { path: string; query: Record<string, string> } {
+  return { path: `/api/v1/namespaces/${namespace}/configmaps`, query: { labelSelector: COMPOSITE_LABEL } };
+}
+
+/** Every composed ConfigMap in the namespace. */
 export function listComposed(client: KubeClient, namespace: string): Promise<ComposedConfigMap[]> {
-  return listAll<ComposedConfigMap>(client, `/api/v1/namespaces/${namespace}/configmaps`, {
-    labelSelector: COMPOSITE_LABEL,
-  });
+  const { path, query } = composedCollection(namespace);
+  return listAll<ComposedConfigMap>(client, path, query);
 }
 
 /** The composed ConfigMaps of listComposed, a page at a time (forEachPage). */
@@ -282,9 +286,8 @@ export function forEachComposed(
   namespace: string,
   onPage: (items: ComposedConfigMap[]) => void,
 ): Promise<void> {
-  return forEachPage<ComposedConfigMap>(client, `/api/v1/namespaces/${namespace}/configmaps`, onPage, {
-    labelSelector: COMPOSITE_LABEL,
-  });
+  const { path, query } = composedCollection(namespace);
+  return forEachPage<ComposedConfigMap>(client, path, onPage, query);
 }
 
 export function controllerUid(cm: ComposedConfigMap): string | undefined {
