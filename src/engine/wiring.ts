@@ -59,7 +59,9 @@ export function createEngine(options: EngineOptions): Engine {
     syncIntervalMs: config.syncIntervalMs,
     metrics: metrics.engine,
   });
-  const shared: Shared = { ...options, discovery, informers, events: new EventRecorder({ client, logger: log }) };
+  // Events get a request budget of their own, as controller-runtime's event recorder has its own REST client.
+  const events = new EventRecorder({ client, logger: log, limiter: client.separateBudget() });
+  const shared: Shared = { ...options, discovery, informers, events };
   // Sharded (docs/scaling.md), shard 0 also does the cluster-wide work, which must not be done twice.
   const clusterWide = config.shardIndex === 0;
   // Shard 0 runs the package controller and issues the client certificate; the other shards only read it.

@@ -29,6 +29,8 @@ export interface RequestOptions {
   body?: unknown;
   contentType?: string;
   signal?: AbortSignal;
+  /** The budget this request waits on instead of the client's own: see KubeClient.separateBudget. */
+  limiter?: RequestLimiter;
 }
 
 /** The connection pool requests go through (undefined: undici's global one, for a plain-HTTP server). */
@@ -196,8 +198,18 @@ export class KubeClient {
     return cluster.server.replace(/\/$/, '');
   }
 
+  /**
+   * A request budget with this client's limits and a bucket of its own (undefined when the client has no limits),
+   * for requests passed as RequestOptions.limiter. client-go gives every REST client its own rate limiter, and
+   * controller-runtime's event recorder writes through a REST client of its own: Crossplane's Events never wait
+   * behind its reconciles' requests, nor they behind Events. compositor's EventRecorder uses one the same way.
+   */
+  separateBudget(): RequestLimiter | undefined {
+    return this.limiter?.separate();
+  }
+
   async request<T>(method: Verb, path: string, options: RequestOptions = {}): Promise<T> {
-    await this.limiter?.wait(options.signal);
+    await (options.limiter ?? this.limiter)?.wait(options.signal);
     const url = new URL(this.server + path);
     for (const [key, value] of Object.entries(options.query ?? {})) {
       if (value !== undefined) url.searchParams.set(key, String(value));

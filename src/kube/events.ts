@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { errorMessage, systemClock, type Clock } from '../base/index.js';
 import { CONTENT_TYPE, type KubeClient } from './client.js';
+import type { RequestLimiter } from './rateLimiter.js';
 import { isAlreadyExists, isNotFound } from './errors.js';
 import { aggregateKey, eventName, microTime, SeriesTable, truncateNote, type Series } from './eventAggregation.js';
 
@@ -28,6 +29,11 @@ export interface EventSink {
 
 export interface EventRecorderOptions {
   client: KubeClient;
+  /**
+   * The request budget Events are written under, e.g. `client.separateBudget()` so that Events and reconciles do not
+   * queue behind each other; by default the client's own.
+   */
+  limiter?: RequestLimiter;
   logger: Logger;
   /** Event.reportingController; defaults to `compositor.crossplane.io/compositor`. */
   reportingController?: string;
@@ -178,6 +184,7 @@ export class EventRecorder implements EventSink {
   private async create(series: Series<EventDetail>, count: number, lastObserved: number): Promise<void> {
     const { namespace, ...detail } = series.detail;
     await this.options.client.request('POST', eventsPath(namespace), {
+      limiter: this.options.limiter,
       body: {
         apiVersion: 'events.k8s.io/v1',
         kind: 'Event',
@@ -196,6 +203,7 @@ export class EventRecorder implements EventSink {
     // A lone occurrence is exactly what the create wrote (and the API rejects a series count below 2).
     if (count < 2) return;
     await this.options.client.request('PATCH', `${eventsPath(series.detail.namespace)}/${series.name}`, {
+      limiter: this.options.limiter,
       body: { series: { count, lastObservedTime: microTime(lastObserved) } },
       contentType: CONTENT_TYPE.mergePatch,
     });

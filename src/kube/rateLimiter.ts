@@ -4,6 +4,8 @@ import { fullBucket, reserve, type TokenBucketRate, type TokenBucketState } from
 /** Holds a request until the client may send it. */
 export interface RequestLimiter {
   wait(signal?: AbortSignal): Promise<void>;
+  /** A limiter with the same limits and a budget of its own, full at first. */
+  separate(): RequestLimiter;
 }
 
 /** client-go's limits as --max-reconcile-rate N sets them in Crossplane: qps 5N, burst 10N. */
@@ -28,5 +30,9 @@ export class ClientRateLimiter implements RequestLimiter {
   async wait(signal?: AbortSignal): Promise<void> {
     const delayMs = reserve(this.bucket, this.rate, this.clock.now());
     if (delayMs > 0) await sleep(this.clock, delayMs, signal);
+  }
+
+  separate(): ClientRateLimiter {
+    return new ClientRateLimiter(this.rate, this.clock);
   }
 }

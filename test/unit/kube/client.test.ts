@@ -7,7 +7,13 @@ import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { DEFAULT_REQUEST_TIMEOUT_MS, KubeClient, RequestTimeoutError, type SetTimer } from '../../../src/kube/index.js';
+import {
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  KubeClient,
+  RequestTimeoutError,
+  type RequestLimiter,
+  type SetTimer,
+} from '../../../src/kube/index.js';
 
 /** A deadline timer the test fires by hand: virtual time, no waiting. */
 class ManualTimer {
@@ -361,5 +367,55 @@ describe('kube/KubeClient over HTTP/2', () => {
         );
       });
     }
+  });
+});
+
+/** A limiter that lets every request through at once and counts them, with separate budgets counted apart. */
+class CountingLimiter implements RequestLimiter {
+  waits = 0;
+  readonly separated: CountingLimiter[] = [];
+  wait(): Promise<void> {
+    this.waits++;
+    return Promise.resolve();
+  }
+  separate(): CountingLimiter {
+    const budget = new CountingLimiter();
+    this.separated.push(budget);
+    return budget;
+  }
+}
+
+describe('kube/KubeClient request budgets', () => {
+  let server: ScriptedServer;
+
+  beforeEach(async () => {
+    server = await new ScriptedServer().start();
+  });
+
+  afterEach(async () => {
+    await server.stop();
+  });
+
+  it("waits on the budget a request names instead of the client's own, one of the client's limits", async () => {
+    const own = new CountingLimiter();
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'c', server: `http://127.0.0.1:${server.port}`, skipTLSVerify: true }],
+      users: [{ name: 'u', token: 't' }],
+      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+      currentContext: 'x',
+    });
+    const client = new KubeClient(kc, () => undefined, own);
+    const budget = client.separateBudget();
+    expect(budget, "a separate budget of the client's limiter").to.equal(own.separated[0]);
+    await client.request('GET', '/api/v1/namespaces/a');
+    await client.request('POST', '/api/v1/namespaces/a/events', { body: {}, limiter: budget });
+    await client.request('POST', '/api/v1/namespaces/a/events', { body: {}, limiter: budget });
+    expect(own.waits, "the client's own budget").to.equal(1);
+    expect(own.separated[0]?.waits, 'the separate budget').to.equal(2);
+  });
+
+  it('has no separate budget when it has no limits', () => {
+    expect(clientFor(server.port, new ManualTimer()).separateBudget()).to.equal(undefined);
   });
 });

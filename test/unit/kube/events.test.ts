@@ -128,6 +128,19 @@ describe('kube/EventRecorder', () => {
     });
   });
 
+  it('sends creates and patches under the request budget it was given', async () => {
+    const budget = { wait: () => Promise.resolve(), separate: () => budget };
+    const { client, recorder, clock } = setup({ limiter: budget });
+    recorder.event(configMap, warning);
+    await recorder.flush();
+    clock.now += 1;
+    recorder.event(configMap, warning);
+    await recorder.flush();
+
+    expect(client.calls.map((c) => c.method)).to.deep.equal(['POST', 'PATCH']);
+    expect(client.calls.map((c) => c.options.limiter)).to.deep.equal([budget, budget]);
+  });
+
   it('measures the window from the previous occurrence, and creates a new Event once it has passed', async () => {
     const { client, recorder, clock } = setup({ aggregationWindowMs: 1_000 });
     for (const at of [0, 900, 1_800]) {

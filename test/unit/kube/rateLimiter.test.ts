@@ -49,4 +49,20 @@ describe('kube/ClientRateLimiter', () => {
     const startedWithinMinute = 5_000 - waits.filter((ms) => ms >= 60_000).length;
     expect(startedWithinMinute).to.equal(3_099);
   });
+
+  it('gives a separate budget the same limits and a full bucket of its own', async () => {
+    const waits: number[] = [];
+    const limiter = new ClientRateLimiter(
+      clientRateFor(1),
+      recordingClock(() => 0, waits),
+    );
+    for (let i = 0; i < 11; i++) await limiter.wait();
+    expect(waits, 'the first budget is spent').to.deep.equal([200]);
+    const separate = limiter.separate();
+    waits.length = 0;
+    for (let i = 0; i < 10; i++) await separate.wait();
+    expect(waits, 'the separate budget starts full').to.deep.equal([]);
+    await separate.wait();
+    expect(waits, 'and refills at the same rate').to.deep.equal([200]);
+  });
 });
