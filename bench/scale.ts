@@ -30,7 +30,6 @@ import {
   installApi,
   forEachComposed,
   forEachPage,
-  isReady,
   patchXrs,
   resourceNameOf,
   scaleApi,
@@ -40,6 +39,7 @@ import {
   type ScaleXr,
 } from './harness/api.js';
 import { audit, type Audit } from './harness/audit.js';
+import { ReadyWatch, type ReadyCounts } from './harness/readyWatch.js';
 import { reusingKubeConfig } from './harness/client.js';
 import { ControllerProcess, effectiveReconcileRate, reconcileRateArgs } from './harness/controller.js';
 import { byLabel, delta, sum, writes, type Sample } from './harness/metrics.js';
@@ -253,47 +253,20 @@ function memAvailable(): number {
   }
 }
 
-/** How many XRs exist and how many of them are Ready, read a page at a time (nothing kept of each page). */
-async function countReady(client: KubeClient, api: ScaleApi): Promise<{ exist: number; ready: number }> {
-  const counts = { exist: 0, ready: 0 };
-  await forEachPage<ScaleXr>(client, xrPath(api, NAMESPACE), (page) => {
-    counts.exist += page.length;
-    for (const xr of page) if (isReady(xr)) counts.ready++;
-  });
-  return counts;
-}
-
-/** Lists the XRs until every one is Ready; the list interval grows with N so watching costs the server little. */
+/** Waits until the watch has seen every XR, each of them Ready; returns when it saw that, or undefined at the deadline. */
 async function waitAllReady(
-  client: KubeClient,
-  api: ScaleApi,
+  tracker: ReadyWatch,
   options: ScaleOptions,
   progress: Progress,
-): Promise<boolean> {
-  const intervalMs = Math.max(250, Math.min(2_000, options.xrs / 5));
-  const deadline = Date.now() + options.readyTimeoutMs;
-  let reported = Date.now();
-  let lists = 0;
-  let failed = 0;
-  let lastError = '';
-  while (Date.now() < deadline) {
-    // A list that fails (a loaded API server may take longer than the request deadline) is tried again.
-    lists++;
-    const counts = await countReady(client, api).catch((err: unknown) => {
-      failed++;
-      lastError = String(err);
-      return undefined;
-    });
-    if (counts?.exist === options.xrs && counts.ready === options.xrs) return true;
-    if (Date.now() - reported >= PROGRESS_EVERY_MS) {
-      reported = Date.now();
-      const seen = counts === undefined ? 'list failed' : `${counts.exist} XRs exist, ${counts.ready} Ready`;
-      const errors = failed === 0 ? '' : `, ${failed} of ${lists} lists failed so far (last: ${lastError})`;
-      progress.withMemory(`waiting for Ready: ${seen}${errors}`);
-    }
-    await sleep(intervalMs);
-  }
-  return false;
+): Promise<number | undefined> {
+  const all = (counts: ReadyCounts): boolean => counts.exist === options.xrs && counts.ready === options.xrs;
+  return tracker.until(all, {
+    deadline: Date.now() + options.readyTimeoutMs,
+    everyMs: PROGRESS_EVERY_MS,
+    onWait: (counts) => {
+      progress.withMemory(`waiting for Ready: ${counts.exist} XRs exist, ${counts.ready} Ready${tracker.trouble()}`);
+    },
+  });
 }
 
 interface Converge {
@@ -313,31 +286,40 @@ async function converge(
   const api = scaleApi('XScale', options.composed);
   const before = await controller.metrics();
   const from = await mark(client);
-  const started = Date.now();
-  // Counted from what the benchmark's client has sent, so reporting costs no request.
-  const createKey = requestKeyOf('POST', xrPath(api, NAMESPACE)) ?? '';
-  const sentBefore = client.sent()[createKey] ?? 0;
-  const creating = setInterval(() => {
-    progress.withMemory(`creating: ${(client.sent()[createKey] ?? 0) - sentBefore} of ${options.xrs} XRs sent`);
-  }, PROGRESS_EVERY_MS);
+  // Started before the first create, so the moment the last XR turns Ready is seen as it happens. Its list is counted
+  // as the benchmark's own; its watch is counted by the server only when it ends, after the last mark below.
+  const tracker = await ReadyWatch.start(client, client.kubeConfig, xrPath(api, NAMESPACE));
   try {
-    await progress.phase(`create ${options.xrs} XRs`, () =>
-      createXrs(client, { api, namespace: NAMESPACE }, names(options.xrs), { value: 'v1' }),
+    const started = Date.now();
+    // Counted from what the benchmark's client has sent, so reporting costs no request.
+    const createKey = requestKeyOf('POST', xrPath(api, NAMESPACE)) ?? '';
+    const sentBefore = client.sent()[createKey] ?? 0;
+    const creating = setInterval(() => {
+      progress.withMemory(`creating: ${(client.sent()[createKey] ?? 0) - sentBefore} of ${options.xrs} XRs sent`);
+    }, PROGRESS_EVERY_MS);
+    try {
+      await progress.phase(`create ${options.xrs} XRs`, () =>
+        createXrs(client, { api, namespace: NAMESPACE }, names(options.xrs), { value: 'v1' }),
+      );
+    } finally {
+      clearInterval(creating);
+    }
+    const createSeconds = (Date.now() - started) / 1000;
+    const readyAt = await progress.phase(
+      `wait until all ${options.xrs} XRs are Ready (timeout ${options.readyTimeoutMs / 1000} s)`,
+      () => waitAllReady(tracker, options, progress),
     );
+    const allReadySeconds = readyAt === undefined ? null : (readyAt - started) / 1000;
+    progress.line(
+      allReadySeconds === null
+        ? `not all Ready: timed out (${JSON.stringify(tracker.counts())})`
+        : `all Ready ${round(allReadySeconds, 1)} s after the first create`,
+    );
+    const to = await mark(client);
+    return { createSeconds, allReadySeconds, before, after: await controller.metrics(), server: { from, to } };
   } finally {
-    clearInterval(creating);
+    tracker.stop();
   }
-  const createSeconds = (Date.now() - started) / 1000;
-  const ready = await progress.phase(
-    `wait until all ${options.xrs} XRs are Ready (timeout ${options.readyTimeoutMs / 1000} s)`,
-    () => waitAllReady(client, api, options, progress),
-  );
-  const allReadySeconds = ready ? (Date.now() - started) / 1000 : null;
-  progress.line(
-    ready ? `all Ready ${round(allReadySeconds ?? 0, 1)} s after the first create` : 'not all Ready: timed out',
-  );
-  const to = await mark(client);
-  return { createSeconds, allReadySeconds, before, after: await controller.metrics(), server: { from, to } };
 }
 
 function serverPhase(from: CountMark, to: CountMark): ServerPhase {

@@ -69,6 +69,8 @@ describe('bench: scale (smoke, 10 XRs)', function () {
     // The benchmark created the XRs: its creates are taken out, and counted apart.
     expect(converging.byRequest).to.not.have.property(`POST xscales.bench.compositor.crossplane.io`);
     expect(converging.benchmarkOwn['POST xscales.bench.compositor.crossplane.io']).to.equal(XRS);
+    // Readiness is followed by one list and a watch, not by listing every XR over and over.
+    expect(converging.benchmarkOwn['LIST xscales.bench.compositor.crossplane.io'], 'lists of XRs').to.equal(1);
     expect(converging.writesPerXr).to.equal(Math.round((converging.writes / XRS) * 100) / 100);
     // Only compositor writes besides the benchmark, so the server's count is compositor's own count (give or take
     // a request in flight when the two were read).
