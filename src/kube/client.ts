@@ -1,6 +1,8 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 // From its own module, not the package root, which loads client-node's generated API clients (slimClientNode.ts).
 import { RequestContext } from '@kubernetes/client-node/dist/gen/http/http.js';
+import { subscribe } from 'node:diagnostics_channel';
+import { constants as http2, type ClientHttp2Stream, type IncomingHttpHeaders } from 'node:http2';
 import { getGlobalDispatcher, type Dispatcher } from 'undici';
 import { monotonicClock, type Clock } from '../base/index.js';
 import { ConnectionCheck, type ConnectionCheckOptions } from './connectionCheck.js';
@@ -66,6 +68,9 @@ export interface KubeClientOptions {
   clock?: Clock;
 }
 
+/** How long authentication headers that may change (see KubeClient.authenticate) are reused. */
+export const AUTH_HEADERS_TTL_MS = 10_000;
+
 interface SendOptions {
   signal: AbortSignal | undefined;
   check: ConnectionCheck | undefined;
@@ -89,19 +94,23 @@ export class KubeClient {
    * The TLS connection pool of every request. client-node hands out a new undici Agent per request, which costs a
    * TCP connection and TLS handshake each time and holds memory until it is collected (measured at 1,000 XRs: 65 s
    * to Ready and 706 MiB idle with an agent per request, 31 s and 340 MiB with one). Headers, and so refreshed
-   * tokens, are still applied per request; only the connection settings are fixed at the first request.
+   * tokens, are renewed as authenticate() says; only the connection settings are fixed at the first request.
    */
   private dispatcher: Pool;
   /** The dead-connection check of `dispatcher`, when it is a pool of our own (not undici's global one). */
   private check: ConnectionCheck | undefined;
   private readonly lostListeners = new Set<() => void>();
+  /** The authentication headers of the last request that asked client-node for them (see authenticate). */
+  private auth: { headers: Record<string, string>; until: number } | undefined;
 
   constructor(
     readonly kubeConfig: KubeConfig,
     private readonly observe: ResponseObserver = () => undefined,
     private readonly limiter?: RequestLimiter,
     private readonly options: KubeClientOptions = {},
-  ) {}
+  ) {
+    resetOrphanedStreams();
+  }
 
   /**
    * Calls `listener` each time the client found its connection dead and replaced it. Watches run on connections of
@@ -184,6 +193,7 @@ export class KubeClient {
   private retire(pool: Pool, dead?: DeadConnectionError): void {
     if (pool === undefined || this.dispatcher !== pool) return;
     this.dispatcher = undefined;
+    this.auth = undefined; // the next request builds a new pool through client-node
     this.check?.stop();
     this.check = undefined;
     // A pool found dead fails what waits on it at once (they retry on the new pool); otherwise it closes once its
@@ -214,17 +224,41 @@ export class KubeClient {
     for (const [key, value] of Object.entries(options.query ?? {})) {
       if (value !== undefined) url.searchParams.set(key, String(value));
     }
-    const context = new RequestContext(url.toString(), method);
-    await this.kubeConfig.applySecurityAuthentication(context);
+    const { auth, pool, check } = await this.authenticate(url, method);
     const headers: Record<string, string> = {
-      ...context.getHeaders(),
+      ...auth,
       accept: CONTENT_TYPE.json,
       'user-agent': this.options.userAgent ?? compositorUserAgent(),
     };
     if (options.body !== undefined) headers['content-type'] = options.contentType ?? CONTENT_TYPE.json;
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
-    const { pool, check } = this.pooled(context);
     return this.sendChecked<T>(method, url, { headers, body, dispatcher: pool }, { signal: options.signal, check });
+  }
+
+  /**
+   * The authentication headers and the pool of a request. client-node's applySecurityAuthentication reads the
+   * kubeconfig's CA and client certificate (from their files, when given as files) and builds a new connection pool
+   * on every call, which was a twentieth of everything compositor allocated over a 1,000-XR burst; only its headers are
+   * used after the first request. So they are kept: for good when they cannot change (a token or client certificate in
+   * the kubeconfig itself), else for AUTH_HEADERS_TTL_MS, as a token from a file, an auth provider or an exec plugin
+   * is renewed long before it expires (client-node re-reads a token file each minute). A 401 drops them.
+   */
+  private async authenticate(
+    url: URL,
+    method: Verb,
+  ): Promise<{ auth: Record<string, string>; pool: Pool; check: ConnectionCheck | undefined }> {
+    const now = (this.options.clock ?? monotonicClock).now();
+    if (this.auth !== undefined && this.auth.until > now) {
+      return { auth: this.auth.headers, pool: this.dispatcher, check: this.check };
+    }
+    const context = new RequestContext(url.toString(), method);
+    await this.kubeConfig.applySecurityAuthentication(context);
+    const headers = context.getHeaders();
+    const user = this.kubeConfig.getCurrentUser();
+    const fixed = user !== null && user.authProvider === undefined && user.exec === undefined;
+    this.auth = { headers, until: fixed ? Infinity : now + AUTH_HEADERS_TTL_MS };
+    const { pool, check } = this.pooled(context);
+    return { auth: headers, pool, check };
   }
 
   /**
@@ -239,6 +273,8 @@ export class KubeClient {
       return await this.send<T>(method, url, init, on);
     } catch (err) {
       if (err instanceof RequestTimeoutError) this.retire(init.dispatcher);
+      // Credentials the server no longer takes (a rotated token): the next request asks client-node afresh.
+      if (err instanceof ApiError && err.status === 401) this.auth = undefined;
       // The pool's destruction fails the request with our error, or with one that has it as its cause.
       if (on.check?.isDead === true && !(err instanceof DeadConnectionError)) {
         throw new DeadConnectionError(this.server, { cause: err });
@@ -283,6 +319,46 @@ export class KubeClient {
       deadline.release();
     }
   }
+}
+
+let orphansReset = false;
+
+/**
+ * Makes node:http2 reset, rather than keep, a stream it creates for a response whose request undici already
+ * destroyed; once per process. Without this an aborted request can crash the process later.
+ *
+ * undici 8 aborts an HTTP/2 request (its signal fired: the caller's abort or our deadline) with `stream.close()` and
+ * then, at once, `stream.destroy()` (the `abort` of writeH2 in node_modules/undici/lib/dispatcher/client-h2.js).
+ * close() with its default code, NO_ERROR, on a stream whose writable side has ended but not yet finished (a request
+ * just sent) leaves the RST_STREAM frame until the stream's 'finish' (closeStream in node's
+ * lib/internal/http2/core.js); destroy() drops the stream's handle before that, so the reset is never sent. The API
+ * server answers the request, and node, finding no stream for the HEADERS it receives (onSessionHeaders), makes a new
+ * ClientHttp2Stream for them, with no listener, announced by a 'stream' event on the session that undici does not
+ * listen to. It stays in the session until that closes: when the server closes the connection (kube-apiserver
+ * restarting, which undici fails with SocketError 'other side closed') or a pool is destroyed with an error (retire,
+ * for a dead connection), node destroys every stream of the session with that error, and this one emits 'error' with
+ * nobody listening, an uncaught exception. The informer list that test/integration/watch.test.ts ('recovers after
+ * kube-apiserver is killed') aborts left such a stream in each of 6 traced runs, and crashed the test 8 runs in 12
+ * under CPU load.
+ *
+ * node announces every stream it creates on the diagnostics channel http2.client.stream.created, synchronously: the
+ * ones request() makes with the request's headers, which always have :method (a pushed stream's too), the orphans
+ * with the response's (or trailers'), which never do. An orphan gets an error listener at once and is reset with
+ * CANCEL off nghttp2's call stack (as node defers its own clean-ups), which tells the server to stop sending it.
+ */
+function resetOrphanedStreams(): void {
+  if (orphansReset) return;
+  orphansReset = true;
+  subscribe('http2.client.stream.created', (message) => {
+    const { stream, headers } = message as { stream: ClientHttp2Stream; headers: IncomingHttpHeaders | undefined };
+    if (headers === undefined || headers[':method'] !== undefined) return;
+    stream.on('error', () => undefined);
+    setImmediate(() => {
+      if (stream.destroyed) return;
+      stream.close(http2.NGHTTP2_CANCEL);
+      stream.destroy();
+    });
+  });
 }
 
 /**

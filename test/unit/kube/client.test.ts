@@ -1,13 +1,25 @@
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createSecureServer, type Http2SecureServer, type Http2Session, type ServerHttp2Stream } from 'node:http2';
+import {
+  constants as http2,
+  createSecureServer,
+  type ClientHttp2Stream,
+  type Http2SecureServer,
+  type Http2Session,
+  type IncomingHttpHeaders,
+  type ServerHttp2Stream,
+} from 'node:http2';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
+import { ManualClock } from '../../../src/base/index.js';
+import { AUTH_HEADERS_TTL_MS } from '../../../src/kube/client.js';
 import {
+  ApiError,
   DEFAULT_REQUEST_TIMEOUT_MS,
   KubeClient,
   RequestTimeoutError,
@@ -248,6 +260,8 @@ class H2Server {
    * processed, as kube-apiserver sends when it closes a connection while a new request is on its way.
    */
   goAwayOn = new Set<number>();
+  /** The requests (numbered from 1) answered with response headers only, their body held. */
+  headersOnly = new Set<number>();
   private server: Http2SecureServer | undefined;
   private readonly arrivals: (() => void)[] = [];
   port = 0;
@@ -266,6 +280,7 @@ class H2Server {
       }
       if (this.holdFirst && this.requests.length === 1) return;
       stream.respond({ ':status': 200, 'content-type': 'application/json' });
+      if (this.headersOnly.has(this.requests.length)) return;
       stream.end('{"kind":"Namespace"}');
     });
     this.server = server;
@@ -344,6 +359,82 @@ describe('kube/KubeClient over HTTP/2', () => {
     await client.request('GET', '/api/v1/namespaces/b');
     expect(server.requests[1]?.session, 'same session').to.equal(server.requests[0]?.session);
   });
+
+  describe('when a response arrives after its request was aborted', () => {
+    /**
+     * The streams node:http2 creates on the client, as it announces them: `aborting` is aborted as soon as undici
+     * has opened its stream (in a microtask, as a signal firing on a loaded event loop would), before the stream's
+     * 'finish'. `orphan` resolves when node makes a stream for headers the server sent on a stream it no longer
+     * tracks (they have no :method, a request's always do).
+     */
+    class ClientStreams {
+      readonly aborting = new AbortController();
+      session: Http2Session | undefined;
+      readonly orphan: Promise<void>;
+      private sawOrphan: () => void = () => undefined;
+      private readonly listener = (message: unknown): void => {
+        const { stream, headers } = message as { stream: ClientHttp2Stream; headers: IncomingHttpHeaders };
+        if (headers[':method'] === undefined) this.sawOrphan();
+        else if (headers[':path'] === this.path) {
+          this.session = stream.session;
+          queueMicrotask(() => {
+            this.aborting.abort();
+          });
+        }
+      };
+
+      constructor(private readonly path: string) {
+        this.orphan = new Promise((resolve) => (this.sawOrphan = resolve));
+        subscribe('http2.client.stream.created', this.listener);
+      }
+
+      stop(): void {
+        unsubscribe('http2.client.stream.created', this.listener);
+      }
+    }
+
+    let streams: ClientStreams;
+
+    beforeEach(() => {
+      server.holdFirst = false;
+      server.headersOnly = new Set([2]);
+      streams = new ClientStreams('/api/v1/namespaces/b');
+    });
+
+    afterEach(() => {
+      streams.stop();
+    });
+
+    /** A client whose session is up (so undici opens the next stream at once) and whose second request is aborted. */
+    async function abortedSecond(): Promise<ServerHttp2Stream> {
+      const client = clientFor(server.port, new ManualTimer(), undefined, 'https');
+      await client.request('GET', '/api/v1/namespaces/a');
+      const aborted = client.request('GET', '/api/v1/namespaces/b', { signal: streams.aborting.signal });
+      expect(((await aborted.catch((err: unknown) => err)) as Error).name).to.equal('AbortError');
+      await server.receivedCount(2);
+      const answered = server.requests[1]?.stream;
+      if (answered === undefined) throw new Error('no second request');
+      return answered;
+    }
+
+    // Without resetOrphanedStreams (client.ts): "Uncaught SocketError: other side closed", as the process crashed.
+    it('crashes nothing when the server then closes the connection', async () => {
+      const answered = await abortedSecond();
+      // The orphan made, or no orphan at all should undici or node one day send the abort's reset.
+      await Promise.race([streams.orphan, new Promise((resolve) => answered.once('close', resolve))]);
+      const closed = new Promise((resolve) => streams.session?.once('close', resolve));
+      // As kube-apiserver restarting does: undici fails the connection with SocketError 'other side closed'.
+      for (const session of server.sessions) session.destroy();
+      await closed;
+    });
+
+    it('resets its stream, so the server stops sending it', async () => {
+      const answered = await abortedSecond();
+      await new Promise((resolve) => answered.once('close', resolve));
+      expect(answered.rstCode).to.equal(http2.NGHTTP2_CANCEL);
+    });
+  });
+
   describe('after a graceful GOAWAY', () => {
     beforeEach(() => {
       server.holdFirst = false;
@@ -417,5 +508,69 @@ describe('kube/KubeClient request budgets', () => {
 
   it('has no separate budget when it has no limits', () => {
     expect(clientFor(server.port, new ManualTimer()).separateBudget()).to.equal(undefined);
+  });
+});
+
+describe('kube/KubeClient authentication headers', () => {
+  let server: ScriptedServer;
+
+  beforeEach(async () => {
+    server = await new ScriptedServer().start();
+  });
+
+  afterEach(async () => {
+    await server.stop();
+  });
+
+  /** A client whose kubeconfig counts how often client-node is asked for the authentication of a request. */
+  function counted(
+    user: Record<string, unknown>,
+    clock = new ManualClock(),
+  ): { client: KubeClient; asked: () => number } {
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'c', server: `http://127.0.0.1:${server.port}`, skipTLSVerify: true }],
+      users: [{ name: 'u', ...user }],
+      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+      currentContext: 'x',
+    });
+    let asked = 0;
+    const apply = kc.applySecurityAuthentication.bind(kc);
+    kc.applySecurityAuthentication = (context) => {
+      asked++;
+      return apply(context);
+    };
+    return { client: new KubeClient(kc, () => undefined, undefined, { clock }), asked: () => asked };
+  }
+
+  it('asks client-node once for credentials written in the kubeconfig, and sends them with every request', async () => {
+    const seen: (string | undefined)[] = [];
+    for (let i = 0; i < 3; i++)
+      server.next((req, res) => res.end(JSON.stringify({ auth: (seen.push(req.headers.authorization), 1) })));
+    const { client, asked } = counted({ token: 'static' });
+    for (let i = 0; i < 3; i++) await client.request('GET', '/api/v1/namespaces');
+    expect(asked()).to.equal(1);
+    expect(seen).to.deep.equal(['Bearer static', 'Bearer static', 'Bearer static']);
+  });
+
+  it('asks again after a while for credentials that renew (a token file), and at once after a 401', async () => {
+    const clock = new ManualClock();
+    const { client, asked } = counted(
+      { authProvider: { name: 'tokenFile', config: { tokenFile: '/dev/null' } } },
+      clock,
+    );
+    await client.request('GET', '/api/v1/namespaces');
+    await client.request('GET', '/api/v1/namespaces');
+    expect(asked()).to.equal(1);
+    clock.advance(AUTH_HEADERS_TTL_MS);
+    await client.request('GET', '/api/v1/namespaces');
+    expect(asked()).to.equal(2);
+    server.next((_, res) => {
+      res.statusCode = 401;
+      res.end('{"kind":"Status","reason":"Unauthorized","message":"Unauthorized"}');
+    });
+    expect(await client.request('GET', '/api/v1/namespaces').catch((err: unknown) => err)).to.be.instanceOf(ApiError);
+    await client.request('GET', '/api/v1/namespaces');
+    expect(asked()).to.equal(3);
   });
 });
