@@ -115,7 +115,13 @@ class ScriptedServer {
   }
 }
 
-function clientFor(port: number, timer: ManualTimer, requestTimeoutMs?: number, scheme = 'http'): KubeClient {
+function clientFor(
+  port: number,
+  timer: ManualTimer,
+  requestTimeoutMs?: number,
+  scheme = 'http',
+  limiter?: RequestLimiter,
+): KubeClient {
   const kc = new KubeConfig();
   kc.loadFromOptions({
     clusters: [{ name: 'c', server: `${scheme}://127.0.0.1:${port}`, skipTLSVerify: true }],
@@ -123,7 +129,7 @@ function clientFor(port: number, timer: ManualTimer, requestTimeoutMs?: number, 
     contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
     currentContext: 'x',
   });
-  return new KubeClient(kc, () => undefined, undefined, { requestTimeoutMs, setTimer: timer.set });
+  return new KubeClient(kc, () => undefined, limiter, { requestTimeoutMs, setTimer: timer.set });
 }
 
 const hold: Handler = () => undefined;
@@ -489,14 +495,7 @@ describe('kube/KubeClient request budgets', () => {
 
   it("waits on the budget a request names instead of the client's own, one of the client's limits", async () => {
     const own = new CountingLimiter();
-    const kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ name: 'c', server: `http://127.0.0.1:${server.port}`, skipTLSVerify: true }],
-      users: [{ name: 'u', token: 't' }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-      currentContext: 'x',
-    });
-    const client = new KubeClient(kc, () => undefined, own);
+    const client = clientFor(server.port, new ManualTimer(), undefined, 'http', own);
     const budget = client.separateBudget();
     expect(budget, "a separate budget of the client's limiter").to.equal(own.separated[0]);
     await client.request('GET', '/api/v1/namespaces/a');
