@@ -108,8 +108,15 @@ export class IdleHeapCompactor implements Runnable {
     this.access = options.access ?? processHeap();
   }
 
+  /**
+   * Compacts once at once, then checks every interval. The manager starts this runnable after the engine, whose start
+   * resolves once its caches have synced: start-up's garbage (the CRD documents, every informer's first list) is dead
+   * by then, but it has grown the young generation and sits in the old one, where V8 would keep it until a burst of
+   * work forced a collection. Measured at 1,000 XRs: RSS before the first XR 140 -> 108 MiB.
+   */
   start(): Promise<void> {
-    this.access.utilization();
+    this.compact('start-up done');
+    this.access.utilization(); // idleness is measured from here, the compaction's pause left out
     this.timer = setInterval(() => this.check(), this.options.intervalMs ?? DEFAULT_INTERVAL_MS);
     this.timer.unref();
     return Promise.resolve();
@@ -128,19 +135,27 @@ export class IdleHeapCompactor implements Runnable {
     const before = access.heap();
     const reading = { utilization: access.utilization(), ...before, sinceLastMs: now - this.lastAt };
     if (!shouldCompact(reading, this.options.policy)) return false;
+    this.compact('idle');
+    return true;
+  }
+
+  private compact(why: 'idle' | 'start-up done'): void {
+    const { access } = this;
+    const startedAt = access.now();
+    const before = access.heap();
     access.compact();
     const after = access.heap();
     this.lastAt = access.now();
     this.options.compactions?.inc();
     this.options.log.info(
       {
+        why,
         committedMiB: Math.round(before.committedBytes / MIB),
         usedMiB: Math.round(before.usedBytes / MIB),
         committedAfterMiB: Math.round(after.committedBytes / MIB),
-        pauseMs: Math.round(this.lastAt - now),
+        pauseMs: Math.round(this.lastAt - startedAt),
       },
-      'compacted the heap while idle',
+      'compacted the heap',
     );
-    return true;
   }
 }

@@ -21,7 +21,7 @@ export interface Metrics {
    */
   externalCalls: Counter<'provider' | 'operation'>;
   composite: CompositeMetrics;
-  /** compositor_idle_heap_compactions_total: heap compactions run while idle (--idle-heap-compaction). */
+  /** compositor_idle_heap_compactions_total: heap compactions run once start-up is done and while idle. */
   idleHeapCompactions: Counter;
 }
 
@@ -124,7 +124,7 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
     composite: createCompositeMetrics(registry),
     idleHeapCompactions: new Counter({
       name: 'compositor_idle_heap_compactions_total',
-      help: 'Full compacting garbage collections run while the process was idle, giving a burst of work back to the OS.',
+      help: 'Full compacting garbage collections run once start-up was done and while the process was idle, giving start-up and a burst of work back to the OS.',
       registers: [registry],
     }),
     externalCalls: new Counter({

@@ -66,6 +66,24 @@ describe('manager/idleHeap', () => {
     expect(heap.compactions).to.equal(2);
   });
 
+  it('compacts once when it starts, start-up being done, and then only when idle a minute later', async () => {
+    const heap = new FakeHeap();
+    const compactor = new IdleHeapCompactor({ log: pino({ level: 'silent' }), access: heap, intervalMs: 3_600_000 });
+    await compactor.start();
+    try {
+      expect(heap.compactions, 'at start').to.equal(1);
+      heap.committed = 500 * MIB;
+      heap.busy = 0.02;
+      heap.clock += 10_000;
+      expect(compactor.check(), '10 s later, idle with slack').to.equal(false);
+      heap.clock += 50_000;
+      expect(compactor.check(), 'a minute after start').to.equal(true);
+      expect(heap.compactions).to.equal(2);
+    } finally {
+      await compactor.stop();
+    }
+  });
+
   it("gives back this process's unused young generation", () => {
     const access = processHeap();
     // Fill and drop ~64 MiB so the young generation grows, then compact: committed heap must shrink.
