@@ -144,6 +144,72 @@ describe('composite/CompositeEventPipeline', () => {
     await pipeline.stop();
   });
 
+  it('watches a composed kind for an XR without waiting for its first list, and enqueues the XR once it is in', async () => {
+    const { informers, pipeline, keys } = setup();
+    informers.informer(XR.apiVersion, XR.kind).seed(xr('owner'));
+    await pipeline.start();
+    keys.length = 0;
+    const configMaps = informers.informer('v1', 'ConfigMap', false);
+    // Resolves while the first list is still coming, as after a restart with 300,000 ConfigMaps.
+    await pipeline.watchComposedFor('v1', 'ConfigMap', 'default/owner');
+    expect(pipeline.composedStore('v1', 'ConfigMap'), 'reads go to the API server until it syncs').to.equal(undefined);
+    // A change the XR did not see: it arrives with the first list, which enqueues nothing by itself.
+    configMaps.add(configMap('cm', ownedBy('owner')));
+    expect(keys).to.deep.equal([]);
+    configMaps.sync();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(keys, 'enqueued once the cache has synced').to.deep.equal(['default/owner']);
+    expect(pipeline.composedStore('v1', 'ConfigMap')).to.not.equal(undefined);
+    // Synced: later XRs neither wait nor go again; changes reach them through the watch.
+    keys.length = 0;
+    await pipeline.watchComposedFor('v1', 'ConfigMap', 'default/other');
+    configMaps.sync();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(keys).to.deep.equal([]);
+    await pipeline.stop();
+  });
+
+  it('enqueues once more, when the cache has synced, an XR that read a composed kind before it had', async () => {
+    const { informers, pipeline, keys } = setup();
+    informers.informer(XR.apiVersion, XR.kind).seed(xr('reader'));
+    await pipeline.start();
+    keys.length = 0;
+    const configMaps = informers.informer('v1', 'ConfigMap', false);
+    pipeline.readBeforeSync('v1', 'ConfigMap', 'default/reader');
+    await pipeline.watchComposedFor('v1', 'ConfigMap', 'default/other');
+    configMaps.sync();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect([...keys].sort()).to.deep.equal(['default/other', 'default/reader']);
+    await pipeline.stop();
+  });
+
+  it('forgets the XRs waiting for a kind it stops watching before its first list is in', async () => {
+    const { informers, pipeline, keys } = setup();
+    await pipeline.start();
+    keys.length = 0;
+    const configMaps = informers.informer('v1', 'ConfigMap', false);
+    await pipeline.watchComposedFor('v1', 'ConfigMap', 'default/gone');
+    await pipeline.unwatchComposed('v1', 'ConfigMap');
+    configMaps.sync();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(keys).to.deep.equal([]);
+    expect(pipeline.composedStore('v1', 'ConfigMap')).to.equal(undefined);
+    await pipeline.stop();
+  });
+
+  it('with realtime off neither watches nor notes anything', async () => {
+    const { informers, pipeline, keys } = setup({ realtime: false });
+    await pipeline.start();
+    keys.length = 0;
+    pipeline.readBeforeSync('v1', 'ConfigMap', 'default/reader');
+    await pipeline.watchComposedFor('v1', 'ConfigMap', 'default/reader');
+    expect(pipeline.composedKinds()).to.deep.equal([]);
+    informers.informer('v1', 'ConfigMap', false).sync();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(keys).to.deep.equal([]);
+    await pipeline.stop();
+  });
+
   it('maps a revision to the XRs that use it and, for automatic updates, to those of its Composition', async () => {
     const { informers, pipeline, keys } = setup();
     const xrs = informers.informer(XR.apiVersion, XR.kind);
