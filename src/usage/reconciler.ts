@@ -232,7 +232,8 @@ export class UsageReconciler {
 
   /** Removes the label once no other Usage names the object, or names the remaining ones in the message. */
   private async unmark(usage: Usage, target: UsedObject, used: ReconciledObject, signal: AbortSignal): Promise<void> {
-    const others = (await this.usagesOf(target)).filter((u) => u.metadata.uid !== usage.metadata.uid);
+    const cached = (await this.usagesOf(target)).filter((u) => u.metadata.uid !== usage.metadata.uid);
+    const others = await this.stillThere(cached, signal);
     if (others.length > 0) {
       await this.markInUse(used, others, signal);
       return;
@@ -269,6 +270,21 @@ export class UsageReconciler {
   }
 
   /** Every Usage and ClusterUsage in the caches naming the object. */
+  /**
+   * The cached Usages the API server still has. A Usage released a moment ago is gone from the server before its
+   * deletion reaches the cache: counted as another Usage, it would make the last one to go put the label back
+   * naming it, and the used object could never be deleted again. Usually none or one to ask about.
+   */
+  private async stillThere(usages: readonly Usage[], signal: AbortSignal): Promise<Usage[]> {
+    const found = await Promise.all(
+      usages.map(async (u) => {
+        const live = await step('GetUsage', 'cannot get usage', () => this.options.objects.get(refOf(u), signal));
+        return live?.metadata.uid === u.metadata.uid ? u : undefined;
+      }),
+    );
+    return found.filter((u): u is Usage => u !== undefined);
+  }
+
   private async usagesOf(target: UsedObject): Promise<Usage[]> {
     const naming: Usage[] = [];
     for (const usage of this.options.all()) {

@@ -44,10 +44,15 @@ function usage(name: string, spec: Usage['spec'], metadata: Meta & { deletionTim
 const ofDb = { apiVersion: 'v1', kind: 'ConfigMap', resourceRef: { name: 'db' } };
 const byApp = { apiVersion: 'v1', kind: 'ConfigMap', resourceRef: { name: 'app' } };
 
-function setup(): { server: FakeApiServer; events: RecordingEventSink; reconciler: UsageReconciler } {
+/** `staleCache`: Usages the reconciler's cache still holds after the API server deleted them. */
+function setup(staleCache: Usage[] = []): {
+  server: FakeApiServer;
+  events: RecordingEventSink;
+  reconciler: UsageReconciler;
+} {
   const server = new FakeApiServer([...CORE_KINDS, USAGE_KIND]);
   const events = new RecordingEventSink();
-  const usages = (): Usage[] => server.list<Usage>(USAGE_KIND.apiVersion, 'Usage');
+  const usages = (): Usage[] => [...server.list<Usage>(USAGE_KIND.apiVersion, 'Usage'), ...staleCache];
   const reconciler = new UsageReconciler({
     objects: new UsageObjects(server.client, server.discovery),
     find: (key) => usages().find((u) => `Usage|default/${u.metadata.name}` === key),
@@ -140,6 +145,22 @@ describe('usage/reconciler', () => {
       'This resource is in-use by 1 usage(s), including the *v1beta1.Usage "b" (in namespace "default") with reason: "second".',
     );
     expect(server.get(USAGE_KIND.apiVersion, 'Usage', 'a', 'default')).to.equal(undefined);
+  });
+
+  it('being deleted as the last Usage on the server: a Usage only the cache still holds does not keep the label', async () => {
+    const gone = usage('a', { of: ofDb, reason: 'first' });
+    gone.metadata.uid = 'uid-of-a-deleted-usage';
+    const { server, reconciler } = setup([gone]);
+    server.put(configMap('db', { labels: { [IN_USE]: 'true' }, annotations: { [MESSAGE]: 'two' } }));
+    const deleting = { finalizers: ['usage.apiextensions.crossplane.io'], deletionTimestamp: '2026-01-01T00:00:00Z' };
+    server.put(usage('b', { of: ofDb, reason: 'second' }, deleting));
+
+    await reconciler.reconcile('Usage|default/b', signal);
+
+    const db = server.get<ReturnType<typeof configMap>>('v1', 'ConfigMap', 'db', 'default');
+    expect(db?.metadata.labels?.[IN_USE], 'label').to.equal(undefined);
+    expect(db?.metadata.annotations?.[MESSAGE], 'message').to.equal(undefined);
+    expect(server.get(USAGE_KIND.apiVersion, 'Usage', 'b', 'default')).to.equal(undefined);
   });
 
   it('being deleted as the last Usage: removes label and message, then its finalizer, then replays the deletion', async () => {
