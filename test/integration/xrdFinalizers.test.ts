@@ -109,6 +109,19 @@ describe('XRD controller: finalizers and CRD writes', function () {
     await eventually('Offered', async () =>
       isTrue(await get<Stored>(client, ref(xrd.metadata.name)), 'Offered') ? true : undefined,
     );
+    // Events are written in the background: wait until the first reconciles' writes have all landed, so that only
+    // what the next reconcile writes is counted.
+    let seen = -1;
+    await eventually(
+      'the engine to stop writing',
+      async () => {
+        const writes = await running.writes();
+        const settled = writes === seen;
+        seen = writes;
+        return settled ? true : undefined;
+      },
+      { intervalMs: 250 },
+    );
     const before = {
       xr: await get<Stored>(client, crd(xrd.metadata.name)),
       claim: await get<Stored>(client, crd(`buckets.${GROUP}`)),
