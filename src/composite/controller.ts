@@ -24,13 +24,8 @@ import type { XrdDefaults } from './selection.js';
 import { stuckSummary } from './stuck.js';
 import { machineryOf } from './xr.js';
 
-/**
- * How long a starting controller waits at most for the caches of the kinds its XRs compose. Reconciles do not need
- * them synced (they read from the API server until then, and go again once synced), so this only spares a small
- * cluster's first reconciles those reads; in a large one, the first lists (300,000 ConfigMaps at 100,000 XRs) would
- * hold every reconcile, that of an XR changed while compositor was down included, for as long as they take.
- */
-const WARM_START_LIMIT_MS = 1_000;
+/** How long a starting controller waits at most for the caches of the kinds its XRs compose. */
+const WARM_START_LIMIT_MS = 30_000;
 
 export interface CompositeControllerSettings extends PollIntervalFlags {
   realtime: boolean;
@@ -243,9 +238,9 @@ export class CompositeController implements Lifecycle {
   }
 
   /**
-   * Starts the watches of the kinds the cached XRs compose, as their next reconciles would, and waits briefly
-   * (WARM_START_LIMIT_MS) for them to sync, so that after a restart the first reconciles mostly find warm caches.
-   * The initial lists trigger no reconcile.
+   * Starts the watches of the kinds the cached XRs compose, as their next reconciles would, and waits (boundedly) for
+   * them to sync. After a restart the first reconciles then find warm caches instead of each waiting for a list of
+   * every composed resource; the initial lists trigger no reconcile.
    */
   private async watchComposedInUse(): Promise<void> {
     const { realtime } = this.options.settings;
