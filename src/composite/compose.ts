@@ -156,8 +156,7 @@ export class Composer {
   }
   /**
    * Records the kinds this XR composes or requires and makes sure each is watched before anything is applied, so
-   * no change after this reconcile's reads goes unseen: through the watch, or, for a kind whose cache has not synced
-   * yet (after a restart, the first list of every object of the kind), by a reconcile once it has.
+   * no change after this reconcile's reads goes unseen.
    */
   private async watchKinds(key: string, refs: readonly ResourceRef[], required: RequiredWatch[]): Promise<void> {
     const { composed } = this.options;
@@ -166,7 +165,7 @@ export class Composer {
     await Promise.all(
       kinds.map((gvk) => {
         const slash = gvk.lastIndexOf('/');
-        return composed.watch(gvk.slice(0, slash), gvk.slice(slash + 1), key);
+        return composed.watch(gvk.slice(0, slash), gvk.slice(slash + 1));
       }),
     );
   }

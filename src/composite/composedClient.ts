@@ -14,7 +14,6 @@ import { appliesAs, composedFieldOwner, previousComposedFieldOwner, type Managed
 import type { ComposedCache } from './composedCache.js';
 import { mapLimited } from './limitedParallel.js';
 import type { ResourceRef } from './xr.js';
-import { objectKey } from '../watch/index.js';
 
 /** --max-concurrent-applies: composed resources one XR applies (or deletes) at once. */
 export const DEFAULT_MAX_CONCURRENT_APPLIES = 8;
@@ -62,7 +61,7 @@ export interface ComposedResources {
 
 export interface ComposedClientOptions extends ApplyDeps {
   xrType: XrType;
-  composed: Pick<ComposedCache, 'store' | 'readBeforeSync'>;
+  composed: Pick<ComposedCache, 'store'>;
   events: EventSink;
   logger: Logger;
   /**
@@ -182,7 +181,6 @@ export class ComposedClient implements ComposedResources {
       const info = await discovery.resolve(ref.apiVersion, ref.kind);
       return store.get(info.namespaced && namespace ? `${namespace}/${ref.name}` : ref.name);
     }
-    composed.readBeforeSync(ref.apiVersion, ref.kind, objectKey(xr));
     const path = await discovery.path(ref.apiVersion, ref.kind, ref.name, namespace);
     return getIfExists<ComposedObject>(client, path);
   }

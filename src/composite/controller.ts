@@ -264,10 +264,7 @@ export class CompositeController implements Lifecycle {
   private composedCache(): ComposedCache {
     return {
       store: (apiVersion, kind): ObjectStore | undefined => this.pipeline.composedStore(apiVersion, kind),
-      readBeforeSync: (apiVersion, kind, xrKey) => {
-        this.pipeline.readBeforeSync(apiVersion, kind, xrKey);
-      },
-      watch: (apiVersion, kind, xrKey) => this.pipeline.watchComposedFor(apiVersion, kind, xrKey),
+      watch: (apiVersion, kind) => this.pipeline.watchComposed(apiVersion, kind),
       setKinds: (xrKey, kinds, required = []) => {
         this.pipeline.setRequired(xrKey, required);
         this.setKinds(xrKey, kinds);

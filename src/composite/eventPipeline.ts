@@ -82,11 +82,6 @@ export class CompositeEventPipeline implements Lifecycle {
   private readonly composed = new Map<string, Promise<ComposedWatch | undefined>>();
   /** Composed kinds whose caches are synced, for the reconciler to read from. */
   private readonly synced = new Map<string, Informer>();
-  /**
-   * Per composed kind whose cache has not synced yet: the XRs that read or applied it meanwhile, enqueued once more
-   * when it has (see watchComposedFor).
-   */
-  private readonly beforeSync = new Map<string, Set<string>>();
   /** Required resources per kind ("apiVersion/kind"), per XR key: who to tell when one changes. */
   private readonly required = new Map<string, Map<string, RequiredWatch[]>>();
   private xrLease: InformerLease | undefined;
@@ -186,56 +181,12 @@ export class CompositeEventPipeline implements Lifecycle {
     if (this.composed.get(gvk) === watch) this.synced.set(gvk, informer);
   }
 
-  /**
-   * Watches a composed kind (idempotent) for an XR about to apply it, without waiting for its cache to sync. After a
-   * restart, waiting would hold every such reconcile for the first list of every object of the kind (300,000
-   * ConfigMaps at 100,000 XRs). Until the cache has synced, the XR reads from the API server, and a change between
-   * that read and the first list arrives with the list, which enqueues nothing: so the XR is enqueued once more when
-   * the cache has synced, and that reconcile reads the synced cache. With realtime off it does nothing.
-   */
-  async watchComposedFor(apiVersion: string, kind: string, xrKey: string): Promise<void> {
-    if (!this.options.realtime) return;
-    const gvk = `${apiVersion}/${kind}`;
-    if (this.composedStore(apiVersion, kind)) return;
-    this.readBeforeSync(apiVersion, kind, xrKey);
-    let watch = this.composed.get(gvk);
-    if (!watch) {
-      watch = this.startComposed(apiVersion, kind);
-      this.composed.set(gvk, watch);
-    }
-    await watch;
-  }
-
-  /**
-   * Notes that an XR read a composed kind from the API server because its cache has not synced: the XR is enqueued
-   * once more when it has. (A read just before the cache synced would otherwise miss a change made between the read
-   * and the first list.) With realtime off, nothing is watched and nothing is noted.
-   */
-  readBeforeSync(apiVersion: string, kind: string, xrKey: string): void {
-    if (!this.options.realtime) return;
-    const gvk = `${apiVersion}/${kind}`;
-    const keys = this.beforeSync.get(gvk) ?? new Set<string>();
-    keys.add(xrKey);
-    this.beforeSync.set(gvk, keys);
-  }
-
-  /** A composed kind's cache has synced: it serves reads from now on, and the XRs that read around it go again. */
-  private async composedSynced(gvk: string, informer: Informer): Promise<void> {
-    const current = await this.composed.get(gvk);
-    if (current?.lease.informer !== informer || informer.isStopped()) return;
-    this.synced.set(gvk, informer);
-    const keys = this.beforeSync.get(gvk);
-    this.beforeSync.delete(gvk);
-    for (const key of keys ?? []) this.options.enqueue(key);
-  }
-
   /** Stops watching a composed kind no XR of this controller composes any more. */
   async unwatchComposed(apiVersion: string, kind: string): Promise<void> {
     const gvk = `${apiVersion}/${kind}`;
     const watch = await this.composed.get(gvk);
     this.composed.delete(gvk);
     this.synced.delete(gvk);
-    this.beforeSync.delete(gvk);
     if (!watch) return;
     watch.stop$.next();
     await watch.lease.release();
@@ -265,7 +216,6 @@ export class CompositeEventPipeline implements Lifecycle {
     const watches = await Promise.allSettled(this.composed.values());
     this.composed.clear();
     this.synced.clear();
-    this.beforeSync.clear();
     await Promise.all(
       watches.flatMap((watch) => (watch.status === 'fulfilled' && watch.value ? [watch.value.lease.release()] : [])),
     );
@@ -291,11 +241,6 @@ export class CompositeEventPipeline implements Lifecycle {
         takeUntil(stop$),
       ),
     );
-    // Not awaited: watchComposedFor does not wait for the first list; an informer stopped first never syncs.
-    void informer
-      .waitForSync()
-      .then(() => this.composedSynced(`${apiVersion}/${kind}`, informer))
-      .catch(() => undefined);
     return { lease, stop$ };
   }
 

@@ -179,8 +179,6 @@ export class World {
   private composedCache(): ComposedCache {
     return {
       store: (apiVersion, kind) => this.composedStores.get(`${apiVersion}/${kind}`),
-      // Stores are filled at once when watched (synced from the start): no read can come before a sync.
-      readBeforeSync: () => undefined,
       watch: (apiVersion, kind) => {
         if (!this.realtime) return Promise.resolve();
         const gvk = `${apiVersion}/${kind}`;
