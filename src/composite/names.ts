@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 
 const MAX_NAME_LENGTH = 63;
+const SUFFIX_LENGTH = 12;
 
 /** apimachinery's IsDNS1123Subdomain: dot-separated RFC 1123 labels, at most 253 characters in all. */
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -16,7 +17,6 @@ export function isValidComposedName(name: string, apiVersion: string, kind: stri
   const checked = group === RBAC_GROUP && RBAC_KINDS.has(kind) ? name.replaceAll(':', '') : name;
   return checked.length <= 253 && DNS1123_SUBDOMAIN.test(checked);
 }
-const SUFFIX_LENGTH = 12;
 
 /**
  * The deterministic name of a composed resource, as Crossplane's names.ChildName: the parent prefix (with a
