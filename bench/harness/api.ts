@@ -233,6 +233,7 @@ export async function patchXrs(
 /**
  * Reads a collection in pages of 500, so a list of 10,000 XRs stays cheap for the API server, and hands each page to
  * `onPage` as it arrives: a caller that keeps only what it needs of each item never holds the whole collection.
+ * Resolves with the list's resourceVersion, to watch on from.
  */
 // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the kind it reads
 export async function forEachPage<T>(
@@ -240,15 +241,20 @@ export async function forEachPage<T>(
   path: string,
   onPage: (items: T[]) => void,
   query: Record<string, string> = {},
-): Promise<void> {
+): Promise<string> {
   let cont: string | undefined;
+  let resourceVersion = '';
   do {
-    const page = await client.request<{ items: T[]; metadata: { continue?: string } }>('GET', path, {
-      query: { ...query, limit: 500, continue: cont },
-    });
+    const page = await client.request<{ items: T[]; metadata: { continue?: string; resourceVersion?: string } }>(
+      'GET',
+      path,
+      { query: { ...query, limit: 500, continue: cont } },
+    );
     onPage(page.items);
     cont = page.metadata.continue === '' ? undefined : page.metadata.continue;
+    resourceVersion = page.metadata.resourceVersion ?? resourceVersion;
   } while (cont !== undefined);
+  return resourceVersion;
 }
 
 /** Every item of a collection, read in pages of 500 (forEachPage). */
@@ -281,13 +287,13 @@ export function listComposed(client: KubeClient, namespace: string): Promise<Com
 }
 
 /** The composed ConfigMaps of listComposed, a page at a time (forEachPage). */
-export function forEachComposed(
+export async function forEachComposed(
   client: KubeClient,
   namespace: string,
   onPage: (items: ComposedConfigMap[]) => void,
 ): Promise<void> {
   const { path, query } = composedCollection(namespace);
-  return forEachPage<ComposedConfigMap>(client, path, onPage, query);
+  await forEachPage<ComposedConfigMap>(client, path, onPage, query);
 }
 
 export function controllerUid(cm: ComposedConfigMap): string | undefined {

@@ -5,16 +5,11 @@
 import { Watch } from '@kubernetes/client-node/dist/watch.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubeClient } from '../../src/kube/index.js';
-import { isReady, type ScaleXr } from './api.js';
+import { forEachPage, isReady, type ScaleXr } from './api.js';
 
 export interface ReadyCounts {
   exist: number;
   ready: number;
-}
-
-interface Page {
-  items: ScaleXr[];
-  metadata: { continue?: string; resourceVersion: string };
 }
 
 /** A watch ends after this long at the latest (the server closes it); the tracker then watches on from where it was. */
@@ -113,13 +108,9 @@ export class ReadyWatch {
   private async relist(): Promise<void> {
     this.readyByName.clear();
     this.readyCount = 0;
-    let cont: string | undefined;
-    do {
-      const page = await this.client.request<Page>('GET', this.path, { query: { limit: 500, continue: cont } });
-      for (const xr of page.items) this.set(xr.metadata.name, isReady(xr));
-      cont = page.metadata.continue === '' ? undefined : page.metadata.continue;
-      this.resourceVersion = page.metadata.resourceVersion;
-    } while (cont !== undefined);
+    this.resourceVersion = await forEachPage<ScaleXr>(this.client, this.path, (page) => {
+      for (const xr of page) this.set(xr.metadata.name, isReady(xr));
+    });
     this.changed();
   }
 
