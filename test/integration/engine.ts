@@ -17,6 +17,8 @@ export interface RunningEngine {
   stop(): Promise<void>;
   /** API write requests (POST, PUT, PATCH, DELETE) compositor has made so far. */
   writes(): Promise<number>;
+  /** Each write request compositor has sent so far, as "METHOD path", for a test's failure message. */
+  writeLog(): readonly string[];
   /** Reconciles of one controller so far. */
   reconciles(controller: string): Promise<number>;
 }
@@ -39,6 +41,7 @@ export async function startEngine(
   const client = new KubeClient(plane.kubeConfig, (method, code) => {
     metrics.restClientRequests.inc({ method, code });
   });
+  const sentWrites = logWrites(client);
   await ensureCrds(client, await loadCrds(), { timeoutMs: 30_000 });
   // compositor's namespace, as the chart's release namespace: the package runtime keeps its Secrets there.
   await ensureNamespace(client, config.leaderElectionNamespace);
@@ -59,8 +62,30 @@ export async function startEngine(
     stop: () => engine.stop(AbortSignal.timeout(5_000)),
     writes: () =>
       sum('rest_client_requests_total', (l) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(String(l.method))),
+    writeLog: () => sentWrites,
     reconciles: (controller) => sum('controller_runtime_reconcile_total', (l) => l.controller === controller),
   };
+}
+
+const WRITE_VERBS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * Notes every write request the client sends, as "METHOD path", followed by the name of the object in the body when
+ * the path does not end with it (a POST, an Event's name starts with the name of the object it is about). The metrics
+ * only count writes; a test that expects none says which were made.
+ */
+function logWrites(client: KubeClient): readonly string[] {
+  const sent: string[] = [];
+  const request = client.request.bind(client);
+  client.request = (method, path, options) => {
+    if (WRITE_VERBS.has(method)) {
+      const body = options?.body as { metadata?: { name?: string } } | undefined;
+      const name = body?.metadata?.name;
+      sent.push(name === undefined || path.endsWith(`/${name}`) ? `${method} ${path}` : `${method} ${path} (${name})`);
+    }
+    return request(method, path, options);
+  };
+  return sent;
 }
 
 export const PT_FUNCTION = 'function-patch-and-transform';
