@@ -49,6 +49,7 @@ import {
   CountingKubeClient,
   mark,
   othersBetween,
+  serverCpuBetween,
   ownBetween,
   QUIET_API_SERVER_ARGS,
   readsOf,
@@ -154,7 +155,13 @@ export interface ServerPhase {
 }
 
 export interface ServerFigures {
-  converging: ServerPhase & { writesPerXr: number; readsPerXr: number; benchmarkOwn: RequestCounts };
+  converging: ServerPhase & {
+    writesPerXr: number;
+    readsPerXr: number;
+    /** CPU seconds kube-apiserver used from the first create until all Ready, its own requests included. */
+    cpuSeconds: number | null;
+    benchmarkOwn: RequestCounts;
+  };
   idle: ServerPhase & { writesPerMinute: number; readsPerMinute: number };
 }
 
@@ -571,6 +578,8 @@ const COUNTED_AT: Record<string, string> = {
     "compositor's rest_client_requests_total (client-side, by HTTP method); null for another controller",
   apiWritesPerXr: 'client-side, from apiRequestsByVerb',
   idleApiWritesPerMinute: 'client-side, rest_client_requests_total',
+  'apiServer.converging.cpuSeconds':
+    "kube-apiserver's process_cpu_seconds_total from the first create until all Ready; the benchmark's own creates and watch included",
   reconciles: "compositor's controller_runtime_reconcile_total for the XR kind",
   rss: 'VmRSS of the controller process tree, sampled every 250 ms',
 };
@@ -642,6 +651,7 @@ export async function runScale(options: ScaleOptions): Promise<ScaleResult> {
           ...converging,
           writesPerXr: round(converging.writes / options.xrs, 2),
           readsPerXr: round(converging.reads / options.xrs, 2),
+          cpuSeconds: serverCpuBetween(run.server.from, run.server.to),
           benchmarkOwn: ownBetween(run.server.from, run.server.to),
         },
         idle: idle.server,

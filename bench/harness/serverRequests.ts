@@ -99,9 +99,13 @@ export class CountingKubeClient extends KubeClient {
     return { ...this.counts };
   }
 
-  /** The API server's apiserver_request_total now, by request key (this scrape is no resource request). */
-  async serverCounts(): Promise<RequestCounts> {
-    return serverCounts(parsePrometheus(await this.request<string>('GET', '/metrics')));
+  /**
+   * The API server's apiserver_request_total now, by request key, and the CPU it has used (process_cpu_seconds_total),
+   * from one scrape (no resource request).
+   */
+  async serverCounts(): Promise<{ counts: RequestCounts; cpuSeconds: number | undefined }> {
+    const samples = parsePrometheus(await this.request<string>('GET', '/metrics'));
+    return { counts: serverCounts(samples), cpuSeconds: cpuSecondsOf(samples) };
   }
 }
 
@@ -111,16 +115,31 @@ function isGoAway(err: unknown): boolean {
   return err instanceof TypeError && typeof cause?.message === 'string' && cause.message.includes('GOAWAY');
 }
 
-/** Both sides of the count at one moment. */
+/** The process's CPU seconds, user and system, as its Prometheus process collector reports them. */
+function cpuSecondsOf(samples: readonly Sample[]): number | undefined {
+  return samples.find((s) => s.name === 'process_cpu_seconds_total')?.value;
+}
+
+/** Both sides of the count at one moment, and the API server's CPU seconds so far. */
 export interface CountMark {
   server: RequestCounts;
   own: RequestCounts;
+  serverCpuSeconds: number | undefined;
   at: number;
 }
 
 export async function mark(client: CountingKubeClient): Promise<CountMark> {
-  const server = await client.serverCounts();
-  return { server, own: client.sent(), at: Date.now() };
+  const { counts, cpuSeconds } = await client.serverCounts();
+  return { server: counts, own: client.sent(), serverCpuSeconds: cpuSeconds, at: Date.now() };
+}
+
+/**
+ * CPU seconds the API server used between two marks (the benchmark's own requests included: they cannot be told
+ * apart), or null when it reports none.
+ */
+export function serverCpuBetween(from: CountMark, to: CountMark): number | null {
+  if (from.serverCpuSeconds === undefined || to.serverCpuSeconds === undefined) return null;
+  return Math.round((to.serverCpuSeconds - from.serverCpuSeconds) * 100) / 100;
 }
 
 /** Requests of everyone but the benchmark between two marks: the server's count minus the benchmark's own. */
