@@ -156,7 +156,8 @@ export class Composer {
   }
   /**
    * Records the kinds this XR composes or requires and makes sure each is watched before anything is applied, so
-   * no change after this reconcile's reads goes unseen.
+   * no change after this reconcile's reads goes unseen: through the watch, or, for a kind whose first list takes
+   * long (after a restart in a large cluster), by one more reconcile once it is in.
    */
   private async watchKinds(key: string, refs: readonly ResourceRef[], required: RequiredWatch[]): Promise<void> {
     const { composed } = this.options;
@@ -165,7 +166,7 @@ export class Composer {
     await Promise.all(
       kinds.map((gvk) => {
         const slash = gvk.lastIndexOf('/');
-        return composed.watch(gvk.slice(0, slash), gvk.slice(slash + 1));
+        return composed.watch(gvk.slice(0, slash), gvk.slice(slash + 1), key);
       }),
     );
   }

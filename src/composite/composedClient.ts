@@ -13,6 +13,7 @@ import { controllerOf, RESOURCE_NAME_ANNOTATION, type ComposedObject } from './c
 import { appliesAs, composedFieldOwner, previousComposedFieldOwner, type ManagedFieldsEntry } from './fieldOwners.js';
 import type { ComposedCache } from './composedCache.js';
 import { mapLimited } from './limitedParallel.js';
+import { objectKey } from '../watch/index.js';
 import type { ResourceRef } from './xr.js';
 
 /** --max-concurrent-applies: composed resources one XR applies (or deletes) at once. */
@@ -61,7 +62,7 @@ export interface ComposedResources {
 
 export interface ComposedClientOptions extends ApplyDeps {
   xrType: XrType;
-  composed: Pick<ComposedCache, 'store'>;
+  composed: Pick<ComposedCache, 'store' | 'readBeforeSync' | 'takeLiveReads'>;
   events: EventSink;
   logger: Logger;
   /**
@@ -81,7 +82,8 @@ export class ComposedClient implements ComposedResources {
 
   async observe(xr: Xr, refs: readonly ResourceRef[]): Promise<Map<string, ComposedObject>> {
     const observed = new Map<string, ComposedObject>();
-    const found = await Promise.all(refs.filter((r) => r.name).map((ref) => this.get(xr, ref)));
+    const live = this.options.composed.takeLiveReads(objectKey(xr));
+    const found = await Promise.all(refs.filter((r) => r.name).map((ref) => this.get(xr, ref, live)));
     for (const object of found) {
       if (!object) continue;
       const controller = controllerOf(object);
@@ -172,15 +174,17 @@ export class ComposedClient implements ComposedResources {
     return this.options.maxConcurrentApplies ?? DEFAULT_MAX_CONCURRENT_APPLIES;
   }
 
-  private async get(xr: Xr, ref: ResourceRef): Promise<ComposedObject | undefined> {
+  /** A composed resource from its kind's cache, or from the API server when not synced or in `live`. */
+  private async get(xr: Xr, ref: ResourceRef, live: ReadonlySet<string>): Promise<ComposedObject | undefined> {
     const { discovery, client, xrType, composed } = this.options;
     // A namespaced XR composes only in its own namespace; a cluster XR's refs carry theirs.
     const namespace = xrType.namespaced ? xr.metadata.namespace : ref.namespace;
-    const store = composed.store(ref.apiVersion, ref.kind);
+    const store = live.has(`${ref.apiVersion}/${ref.kind}`) ? undefined : composed.store(ref.apiVersion, ref.kind);
     if (store) {
       const info = await discovery.resolve(ref.apiVersion, ref.kind);
       return store.get(info.namespaced && namespace ? `${namespace}/${ref.name}` : ref.name);
     }
+    composed.readBeforeSync(ref.apiVersion, ref.kind, objectKey(xr));
     const path = await discovery.path(ref.apiVersion, ref.kind, ref.name, namespace);
     return getIfExists<ComposedObject>(client, path);
   }

@@ -24,8 +24,12 @@ import type { XrdDefaults } from './selection.js';
 import { stuckSummary } from './stuck.js';
 import { machineryOf } from './xr.js';
 
-/** How long a starting controller waits at most for the caches of the kinds its XRs compose. */
-const WARM_START_LIMIT_MS = 30_000;
+/**
+ * How long a starting controller waits at most for the caches of the kinds its XRs compose. Most first lists are in
+ * well before; a longer one (300,000 ConfigMaps at 100,000 XRs) must not hold a changed XR that long, and reconciles
+ * no longer need it in (watchComposedFor).
+ */
+const WARM_START_LIMIT_MS = 5_000;
 
 export interface CompositeControllerSettings extends PollIntervalFlags {
   realtime: boolean;
@@ -264,7 +268,11 @@ export class CompositeController implements Lifecycle {
   private composedCache(): ComposedCache {
     return {
       store: (apiVersion, kind): ObjectStore | undefined => this.pipeline.composedStore(apiVersion, kind),
-      watch: (apiVersion, kind) => this.pipeline.watchComposed(apiVersion, kind),
+      takeLiveReads: (xrKey) => this.pipeline.takeLiveReads(xrKey),
+      readBeforeSync: (apiVersion, kind, xrKey) => {
+        this.pipeline.readBeforeSync(apiVersion, kind, xrKey);
+      },
+      watch: (apiVersion, kind, xrKey) => this.pipeline.watchComposedFor(apiVersion, kind, xrKey),
       setKinds: (xrKey, kinds, required = []) => {
         this.pipeline.setRequired(xrKey, required);
         this.setKinds(xrKey, kinds);

@@ -1,10 +1,15 @@
 import {
   EMPTY,
+  firstValueFrom,
+  from,
+  map,
   merge,
   mergeAll,
   mergeMap,
   Subject,
+  race,
   takeUntil,
+  timer,
   type Observable,
   type SchedulerLike,
   type Subscription,
@@ -39,6 +44,13 @@ import {
   type XrKind,
 } from '../watch/index.js';
 
+/**
+ * How long a reconcile waits at most for the first list of a composed kind it is about to apply. Usually the list is
+ * in long before; after a restart with 100,000 XRs the first list of 300,000 ConfigMaps is not, and a reconcile that
+ * waited for it would hold a changed XR for as long (see watchComposedFor).
+ */
+export const COMPOSED_SYNC_WAIT_MS = 1_000;
+
 export const COMPOSITION_REVISION = { apiVersion: 'apiextensions.crossplane.io/v1', kind: 'CompositionRevision' };
 const COMPOSITION_NAME_LABEL = 'crossplane.io/composition-name';
 const FUNCTION = { apiVersion: 'pkg.crossplane.io/v1', kind: 'Function' };
@@ -64,7 +76,10 @@ export interface CompositeEventPipelineOptions {
    */
   owns?: (xr: KubeObject) => boolean;
   logger: Logger;
+  /** Circuit breaker windows and the wait of watchComposedFor; tests pass virtual time. */
   scheduler?: SchedulerLike;
+  /** How long watchComposedFor waits at most for a composed kind's first list (default COMPOSED_SYNC_WAIT_MS). */
+  composedSyncWaitMs?: number;
 }
 
 interface ComposedWatch {
@@ -82,6 +97,17 @@ export class CompositeEventPipeline implements Lifecycle {
   private readonly composed = new Map<string, Promise<ComposedWatch | undefined>>();
   /** Composed kinds whose caches are synced, for the reconciler to read from. */
   private readonly synced = new Map<string, Informer>();
+  /**
+   * Per composed kind whose cache has not synced yet: the XRs that read it from the API server, or applied it without
+   * waiting for the first list. Each is enqueued once more when the cache has synced (see watchComposedFor).
+   */
+  private readonly beforeSync = new Map<string, Set<string>>();
+  /**
+   * Per XR enqueued at a composed kind's sync: the kinds its next reconcile reads from the API server, not the cache
+   * (takeLiveReads). What it applied may postdate the first list, and its watch event may not be in yet: read from the
+   * cache, it would look missing or old and be applied again.
+   */
+  private readonly liveReads = new Map<string, Set<string>>();
   /** Required resources per kind ("apiVersion/kind"), per XR key: who to tell when one changes. */
   private readonly required = new Map<string, Map<string, RequiredWatch[]>>();
   private xrLease: InformerLease | undefined;
@@ -110,6 +136,16 @@ export class CompositeEventPipeline implements Lifecycle {
     return informer && !informer.isStopped() ? informer.store : undefined;
   }
 
+  /**
+   * The composed kinds ("apiVersion/kind") this XR's reconcile reads from the API server this once, since it was
+   * enqueued when their caches synced (see composedSynced); forgotten as they are taken.
+   */
+  takeLiveReads(xrKey: string): ReadonlySet<string> {
+    const kinds = this.liveReads.get(xrKey) ?? new Set<string>();
+    this.liveReads.delete(xrKey);
+    return kinds;
+  }
+
   /** Starts watching XRs and revisions; resolves when both caches are synced. */
   async start(): Promise<void> {
     const { informers, xr } = this.options;
@@ -125,6 +161,8 @@ export class CompositeEventPipeline implements Lifecycle {
       mergeMap((event) =>
         this.safely('XR', event, () => {
           if (!this.owned(event.object)) return [];
+          // A deleted XR's reconcile reads nothing: it would never take its live reads.
+          if (event.type === 'delete') this.liveReads.delete(objectKey(event.object));
           const initial = event.type === 'add' && !xrInformer.hasSynced;
           if (initial && this.deferred(event.object)) return [];
           return [toXrEvent(objectKey(event.object), event, true)];
@@ -163,22 +201,53 @@ export class CompositeEventPipeline implements Lifecycle {
   }
 
   /**
-   * Watches a composed kind (idempotent) and resolves once its cache is synced. The reconciler calls it when an XR composes the kind; with realtime off
-   * it does nothing, and composed changes are caught by the poll interval instead.
+   * Watches a composed kind (idempotent) and resolves once its cache is synced, however long its first list takes: the
+   * warm start and tests use it; reconciles use watchComposedFor. With realtime off it does nothing, and composed
+   * changes are caught by the poll interval instead.
    */
   async watchComposed(apiVersion: string, kind: string): Promise<void> {
     if (!this.options.realtime) return;
-    const gvk = `${apiVersion}/${kind}`;
-    let watch = this.composed.get(gvk);
-    if (!watch) {
-      watch = this.startComposed(apiVersion, kind);
-      this.composed.set(gvk, watch);
-    }
-    // Resolving only once the cache is synced means every change after this call reaches the XR.
-    const informer = (await watch)?.lease.informer;
+    const informer = await this.composedInformer(apiVersion, kind);
     if (!informer) return;
     await informer.waitForSync();
-    if (this.composed.get(gvk) === watch) this.synced.set(gvk, informer);
+    await this.composedSynced(`${apiVersion}/${kind}`, informer);
+  }
+
+  /**
+   * Watches a composed kind (idempotent) for an XR about to apply it, waiting for its first list at most
+   * composedSyncWaitMs. Resolving once the cache is synced means every change after the XR's reads reaches it through
+   * the watch. A list that takes longer (a restart with 300,000 ConfigMaps) no longer holds the reconcile: the XR is
+   * noted and enqueued once more when the cache has synced, since a change between its reads and the first list
+   * arrives with the list, which enqueues nothing. With realtime off it does nothing.
+   */
+  async watchComposedFor(apiVersion: string, kind: string, xrKey: string): Promise<void> {
+    if (!this.options.realtime) return;
+    const gvk = `${apiVersion}/${kind}`;
+    if (!this.synced.has(gvk)) {
+      const informer = await this.composedInformer(apiVersion, kind);
+      if (!informer) return;
+      const wait = this.options.composedSyncWaitMs ?? COMPOSED_SYNC_WAIT_MS;
+      const synced = await firstValueFrom(
+        race(
+          from(informer.waitForSync()).pipe(map(() => true)),
+          timer(wait, this.options.scheduler).pipe(map(() => false)),
+        ),
+      );
+      if (synced) await this.composedSynced(gvk, informer);
+      else this.note(this.beforeSync, gvk, xrKey);
+    }
+  }
+
+  /**
+   * Notes that an XR read a composed kind from the API server because its cache has not synced: the XR is enqueued
+   * once more when it has. A read just before the cache syncs would otherwise miss a change made between the read
+   * and the first list, which enqueues nothing. Nothing is noted for a synced kind (a read of takeLiveReads) or with
+   * realtime off.
+   */
+  readBeforeSync(apiVersion: string, kind: string, xrKey: string): void {
+    const gvk = `${apiVersion}/${kind}`;
+    if (!this.options.realtime || this.synced.has(gvk)) return;
+    this.note(this.beforeSync, gvk, xrKey);
   }
 
   /** Stops watching a composed kind no XR of this controller composes any more. */
@@ -187,6 +256,7 @@ export class CompositeEventPipeline implements Lifecycle {
     const watch = await this.composed.get(gvk);
     this.composed.delete(gvk);
     this.synced.delete(gvk);
+    this.beforeSync.delete(gvk);
     if (!watch) return;
     watch.stop$.next();
     await watch.lease.release();
@@ -216,12 +286,25 @@ export class CompositeEventPipeline implements Lifecycle {
     const watches = await Promise.allSettled(this.composed.values());
     this.composed.clear();
     this.synced.clear();
+    this.beforeSync.clear();
+    this.liveReads.clear();
     await Promise.all(
       watches.flatMap((watch) => (watch.status === 'fulfilled' && watch.value ? [watch.value.lease.release()] : [])),
     );
     await this.xrLease?.release();
     await this.revisionLease?.release();
     await this.functionLease?.release();
+  }
+
+  /** The informer of a composed kind, its watch started if it was not. */
+  private async composedInformer(apiVersion: string, kind: string): Promise<Informer | undefined> {
+    const gvk = `${apiVersion}/${kind}`;
+    let watch = this.composed.get(gvk);
+    if (!watch) {
+      watch = this.startComposed(apiVersion, kind);
+      this.composed.set(gvk, watch);
+    }
+    return (await watch)?.lease.informer;
   }
 
   private async startComposed(apiVersion: string, kind: string): Promise<ComposedWatch | undefined> {
@@ -241,7 +324,37 @@ export class CompositeEventPipeline implements Lifecycle {
         takeUntil(stop$),
       ),
     );
+    // Not awaited: watchComposedFor waits for the first list only so long. An informer stopped first never syncs.
+    informer
+      .waitForSync()
+      .then(() => this.composedSynced(`${apiVersion}/${kind}`, informer))
+      .catch((err: unknown) => {
+        this.options.logger.warn({ kind, err: errorMessage(err) }, 'cannot take in the first list of a composed kind');
+      });
     return { lease, stop$ };
+  }
+
+  /**
+   * A composed kind's cache has synced: it serves reads from now on, and the XRs that read or applied the kind before
+   * then go once more, reading it from the API server that one time (liveReads). Idempotent.
+   */
+  private async composedSynced(gvk: string, informer: Informer): Promise<void> {
+    const current = await this.composed.get(gvk);
+    if (current?.lease.informer !== informer || informer.isStopped()) return;
+    this.synced.set(gvk, informer);
+    const keys = this.beforeSync.get(gvk);
+    this.beforeSync.delete(gvk);
+    for (const key of keys ?? []) {
+      this.note(this.liveReads, key, gvk);
+      this.options.enqueue(key);
+    }
+  }
+
+  /** Adds `value` to the set `notes` keeps under `key`. */
+  private note(notes: Map<string, Set<string>>, key: string, value: string): void {
+    const values = notes.get(key) ?? new Set<string>();
+    values.add(value);
+    notes.set(key, values);
   }
 
   /**

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import pino from 'pino';
+import { VirtualTimeScheduler } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { nopBreaker, OwnWrites, TokenBucketBreaker, type Breaker } from '../../../src/circuitbreaker/index.js';
 import { CompositeEventPipeline, type CompositeEventPipelineOptions } from '../../../src/composite/index.js';
@@ -40,6 +41,11 @@ function ownedBy(owner: string): Record<string, unknown> {
   return {
     ownerReferences: [{ apiVersion: XR.apiVersion, kind: XR.kind, name: owner, uid: `uid-${owner}`, controller: true }],
   };
+}
+
+/** Lets promise callbacks and the fake informers' deferred work run; no time passes. */
+function settle(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 interface Setup {
@@ -141,6 +147,118 @@ describe('composite/CompositeEventPipeline', () => {
     configMaps.sync();
     await watching;
     expect(keys).to.deep.equal([]);
+    await pipeline.stop();
+  });
+
+  it('holds a reconcile at most composedSyncWaitMs for a first list, then enqueues the XR once it is in, to read the kind live once', async () => {
+    const scheduler = new VirtualTimeScheduler();
+    const { informers, pipeline, keys } = setup({ scheduler, composedSyncWaitMs: 1_000 });
+    informers.informer(XR.apiVersion, XR.kind).seed(xr('owner'));
+    await pipeline.start();
+    keys.length = 0;
+    const configMaps = informers.informer('v1', 'ConfigMap', false);
+    // The first list is still coming (after a restart with 300,000 ConfigMaps): the wait ends at 1 s, virtual.
+    const watching = pipeline.watchComposedFor('v1', 'ConfigMap', 'default/owner');
+    await settle();
+    scheduler.flush();
+    await watching;
+    expect(scheduler.now(), 'waited 1 s').to.equal(1_000);
+    expect(pipeline.composedStore('v1', 'ConfigMap'), 'reads go to the API server until it syncs').to.equal(undefined);
+    // A change the XR did not see: it arrives with the first list, which enqueues nothing by itself.
+    configMaps.add(configMap('cm', ownedBy('owner')));
+    expect(keys).to.deep.equal([]);
+    configMaps.sync();
+    await settle();
+    expect(keys, 'enqueued once the cache has synced').to.deep.equal(['default/owner']);
+    expect(pipeline.composedStore('v1', 'ConfigMap')).to.not.equal(undefined);
+    // Its next reconcile reads the kind from the API server, once: what it applied may postdate the list.
+    expect([...pipeline.takeLiveReads('default/owner')]).to.deep.equal(['v1/ConfigMap']);
+    expect([...pipeline.takeLiveReads('default/owner')]).to.deep.equal([]);
+    // Synced: later XRs neither wait nor go again; changes reach them through the watch.
+    keys.length = 0;
+    await pipeline.watchComposedFor('v1', 'ConfigMap', 'default/other');
+    configMaps.sync();
+    await settle();
+    expect(keys).to.deep.equal([]);
+    expect([...pipeline.takeLiveReads('default/other')]).to.deep.equal([]);
+    await pipeline.stop();
+  });
+
+  it('waits for a first list that comes in time, and then enqueues nothing and reads the cache', async () => {
+    const scheduler = new VirtualTimeScheduler();
+    const { informers, pipeline, keys } = setup({ scheduler, composedSyncWaitMs: 1_000 });
+    informers.informer(XR.apiVersion, XR.kind).seed(xr('owner'));
+    await pipeline.start();
+    keys.length = 0;
+    const configMaps = informers.informer('v1', 'ConfigMap', false);
+    let done = false;
+    const watching = pipeline.watchComposedFor('v1', 'ConfigMap', 'default/owner').then(() => {
+      done = true;
+    });
+    await settle();
+    expect(done, 'still waiting for the first list').to.equal(false);
+    configMaps.sync();
+    await watching;
+    expect(scheduler.now(), 'no virtual time passed').to.equal(0);
+    expect(keys).to.deep.equal([]);
+    expect(pipeline.composedStore('v1', 'ConfigMap')).to.not.equal(undefined);
+    expect([...pipeline.takeLiveReads('default/owner')]).to.deep.equal([]);
+    await pipeline.stop();
+  });
+
+  it('enqueues once more, when the cache has synced, an XR that read a composed kind before it had', async () => {
+    const scheduler = new VirtualTimeScheduler();
+    const { informers, pipeline, keys } = setup({ scheduler });
+    informers.informer(XR.apiVersion, XR.kind).seed(xr('reader'));
+    await pipeline.start();
+    keys.length = 0;
+    const configMaps = informers.informer('v1', 'ConfigMap', false);
+    // Read before the kind was even watched: the list that follows may hold a change made after the read.
+    pipeline.readBeforeSync('v1', 'ConfigMap', 'default/reader');
+    const watching = pipeline.watchComposedFor('v1', 'ConfigMap', 'default/reader');
+    await settle();
+    configMaps.sync();
+    await watching;
+    expect(keys).to.deep.equal(['default/reader']);
+    expect([...pipeline.takeLiveReads('default/reader')]).to.deep.equal(['v1/ConfigMap']);
+    // A read of a synced kind notes nothing.
+    keys.length = 0;
+    pipeline.readBeforeSync('v1', 'ConfigMap', 'default/reader');
+    configMaps.sync();
+    await settle();
+    expect(keys).to.deep.equal([]);
+    await pipeline.stop();
+  });
+
+  it('forgets the XRs waiting for a kind it stops watching before its first list is in', async () => {
+    const scheduler = new VirtualTimeScheduler();
+    const { informers, pipeline, keys } = setup({ scheduler });
+    await pipeline.start();
+    keys.length = 0;
+    const configMaps = informers.informer('v1', 'ConfigMap', false);
+    const watching = pipeline.watchComposedFor('v1', 'ConfigMap', 'default/gone');
+    await settle();
+    scheduler.flush();
+    await watching;
+    await pipeline.unwatchComposed('v1', 'ConfigMap');
+    configMaps.sync();
+    await settle();
+    expect(keys).to.deep.equal([]);
+    expect(pipeline.composedStore('v1', 'ConfigMap')).to.equal(undefined);
+    await pipeline.stop();
+  });
+
+  it('with realtime off neither watches nor notes anything', async () => {
+    const { informers, pipeline, keys } = setup({ realtime: false });
+    await pipeline.start();
+    keys.length = 0;
+    pipeline.readBeforeSync('v1', 'ConfigMap', 'default/reader');
+    await pipeline.watchComposedFor('v1', 'ConfigMap', 'default/reader');
+    expect(pipeline.composedKinds()).to.deep.equal([]);
+    informers.informer('v1', 'ConfigMap', false).sync();
+    await settle();
+    expect(keys).to.deep.equal([]);
+    expect([...pipeline.takeLiveReads('default/reader')]).to.deep.equal([]);
     await pipeline.stop();
   });
 

@@ -130,6 +130,23 @@ describe('composite/CompositeReconciler', () => {
       expect(world.writes()).to.deep.equal([]);
     });
 
+    it('enqueued when a late first list came in, reads the kind from the server and writes nothing it already wrote', async () => {
+      const world = new World();
+      world.createXr();
+      await world.converge();
+      // The first list predated the XR's applies, whose watch events are not in yet: the cache lacks the ConfigMap.
+      const stale = (): void => world.composedStores.get('v1/ConfigMap')?.clear();
+      stale();
+      world.liveReads.set(KEY, new Set(['v1/ConfigMap']));
+      await world.reconcile();
+      expect(world.writes(), 'read live: nothing applied again').to.deep.equal([]);
+      expect(world.server.requests.filter((r) => r.method === 'GET').map((r) => r.path)).to.have.length(1);
+      // Once only: read from the same stale cache, the ConfigMap looks missing and is applied again.
+      stale();
+      await world.reconcile();
+      expect(world.writes().filter((w) => w.startsWith(`PATCH ${CM_PATH}`))).to.have.length(1);
+    });
+
     it('applies only the composed resources that changed', async () => {
       const world = new World();
       world.runner.respond = () => desiring({ a: { data: { v: '1' } }, b: { data: { v: '1' } } });

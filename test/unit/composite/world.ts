@@ -83,6 +83,8 @@ export class World {
   readonly revisions = new ObjectStore();
   /** The composed kinds' caches, synced once the reconciler asked to watch them (realtime). */
   readonly composedStores = new Map<string, ObjectStore>();
+  /** Per XR key: the composed kinds its next reconcile reads from the server, as after a kind's late first list. */
+  readonly liveReads = new Map<string, Set<string>>();
   /** What the reconciler last said each XR composes. */
   readonly kinds = new Map<string, readonly string[]>();
   readonly events = new RecordingEventSink();
@@ -179,6 +181,13 @@ export class World {
   private composedCache(): ComposedCache {
     return {
       store: (apiVersion, kind) => this.composedStores.get(`${apiVersion}/${kind}`),
+      // Stores are filled at once when watched (synced from the start): no read comes before a sync.
+      readBeforeSync: () => undefined,
+      takeLiveReads: (xrKey) => {
+        const kinds = this.liveReads.get(xrKey) ?? new Set<string>();
+        this.liveReads.delete(xrKey);
+        return kinds;
+      },
       watch: (apiVersion, kind) => {
         if (!this.realtime) return Promise.resolve();
         const gvk = `${apiVersion}/${kind}`;
