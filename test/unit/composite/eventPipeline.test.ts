@@ -48,6 +48,22 @@ function settle(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
+/**
+ * A started pipeline in virtual time whose XR `name` exists and whose ConfigMap informer has not had its first list
+ * yet (call `configMaps.sync()` for it); no key enqueued so far.
+ */
+async function beforeFirstList(
+  name: string,
+  options: Partial<CompositeEventPipelineOptions> = {},
+): Promise<Setup & { scheduler: VirtualTimeScheduler; configMaps: ReturnType<FakeInformers['informer']> }> {
+  const scheduler = new VirtualTimeScheduler();
+  const started = setup({ scheduler, composedSyncWaitMs: 1_000, ...options });
+  started.informers.informer(XR.apiVersion, XR.kind).seed(xr(name));
+  await started.pipeline.start();
+  started.keys.length = 0;
+  return { ...started, scheduler, configMaps: started.informers.informer('v1', 'ConfigMap', false) };
+}
+
 interface Setup {
   informers: FakeInformers;
   pipeline: CompositeEventPipeline;
@@ -151,12 +167,7 @@ describe('composite/CompositeEventPipeline', () => {
   });
 
   it('holds a reconcile at most composedSyncWaitMs for a first list, then enqueues the XR once it is in, to read the kind live once', async () => {
-    const scheduler = new VirtualTimeScheduler();
-    const { informers, pipeline, keys } = setup({ scheduler, composedSyncWaitMs: 1_000 });
-    informers.informer(XR.apiVersion, XR.kind).seed(xr('owner'));
-    await pipeline.start();
-    keys.length = 0;
-    const configMaps = informers.informer('v1', 'ConfigMap', false);
+    const { scheduler, pipeline, keys, configMaps } = await beforeFirstList('owner');
     // The first list is still coming (after a restart with 300,000 ConfigMaps): the wait ends at 1 s, virtual.
     const watching = pipeline.watchComposedFor('v1', 'ConfigMap', 'default/owner');
     await settle();
@@ -185,12 +196,7 @@ describe('composite/CompositeEventPipeline', () => {
   });
 
   it('waits for a first list that comes in time, and then enqueues nothing and reads the cache', async () => {
-    const scheduler = new VirtualTimeScheduler();
-    const { informers, pipeline, keys } = setup({ scheduler, composedSyncWaitMs: 1_000 });
-    informers.informer(XR.apiVersion, XR.kind).seed(xr('owner'));
-    await pipeline.start();
-    keys.length = 0;
-    const configMaps = informers.informer('v1', 'ConfigMap', false);
+    const { scheduler, pipeline, keys, configMaps } = await beforeFirstList('owner');
     let done = false;
     const watching = pipeline.watchComposedFor('v1', 'ConfigMap', 'default/owner').then(() => {
       done = true;
@@ -207,12 +213,7 @@ describe('composite/CompositeEventPipeline', () => {
   });
 
   it('enqueues once more, when the cache has synced, an XR that read a composed kind before it had', async () => {
-    const scheduler = new VirtualTimeScheduler();
-    const { informers, pipeline, keys } = setup({ scheduler });
-    informers.informer(XR.apiVersion, XR.kind).seed(xr('reader'));
-    await pipeline.start();
-    keys.length = 0;
-    const configMaps = informers.informer('v1', 'ConfigMap', false);
+    const { pipeline, keys, configMaps } = await beforeFirstList('reader');
     // Read before the kind was even watched: the list that follows may hold a change made after the read.
     pipeline.readBeforeSync('v1', 'ConfigMap', 'default/reader');
     const watching = pipeline.watchComposedFor('v1', 'ConfigMap', 'default/reader');
@@ -231,11 +232,7 @@ describe('composite/CompositeEventPipeline', () => {
   });
 
   it('forgets the XRs waiting for a kind it stops watching before its first list is in', async () => {
-    const scheduler = new VirtualTimeScheduler();
-    const { informers, pipeline, keys } = setup({ scheduler });
-    await pipeline.start();
-    keys.length = 0;
-    const configMaps = informers.informer('v1', 'ConfigMap', false);
+    const { scheduler, pipeline, keys, configMaps } = await beforeFirstList('gone');
     const watching = pipeline.watchComposedFor('v1', 'ConfigMap', 'default/gone');
     await settle();
     scheduler.flush();
