@@ -17,7 +17,7 @@
 // --no-cache-trim runs compositor with COMPOSITOR_CACHE_TRIM=false (src/watch/trim.ts): its caches keep
 // metadata.managedFields, for the with/without memory comparison in bench/RESULTS.md.
 import { copyFileSync, readFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -58,7 +58,18 @@ import {
   type CountMark,
   type RequestCounts,
 } from './harness/serverRequests.js';
-import { MIB, optionalNumber, percentile, round, RssSampler, rssOf, sleep, treeRss, until } from './harness/util.js';
+import {
+  MIB,
+  optionalNumber,
+  percentile,
+  round,
+  RssSampler,
+  rssOf,
+  sleep,
+  treeCpuSeconds,
+  treeRss,
+  until,
+} from './harness/util.js';
 
 export interface ScaleOptions {
   xrs: number;
@@ -160,6 +171,8 @@ export interface ServerFigures {
     readsPerXr: number;
     /** CPU seconds kube-apiserver used from the first create until all Ready, its own requests included. */
     cpuSeconds: number | null;
+    /** CPU seconds of every process from the first create until all Ready (/proc), and the cores they kept busy. */
+    cpu: CpuFigures;
     benchmarkOwn: RequestCounts;
   };
   idle: ServerPhase & { writesPerMinute: number; readsPerMinute: number };
@@ -282,11 +295,44 @@ interface Converge {
   before: Sample[] | undefined;
   after: Sample[] | undefined;
   server: { from: CountMark; to: CountMark };
+  cpu: { from: CpuMark; to: CpuMark };
+}
+
+/** CPU seconds used so far by the controller's process tree, each control plane process and the benchmark. */
+interface CpuMark {
+  seconds: Record<string, number>;
+  at: number;
+}
+
+function cpuMark(plane: ControlPlane, controller: ControllerProcess): CpuMark {
+  const { user, system } = process.cpuUsage();
+  const seconds: Record<string, number> = { benchmark: (user + system) / 1e6 };
+  // treeCpuSeconds(0) would be every process's: pid 0 is the parent of init.
+  if (controller.pid !== undefined) seconds.controller = treeCpuSeconds(controller.pid);
+  for (const pid of plane.pids) seconds[processName(pid)] = treeCpuSeconds(pid);
+  return { seconds, at: Date.now() };
+}
+
+/**
+ * CPU seconds each process used between two marks, and how many of the machine's cores they kept busy together:
+ * near the core count, the run was bound by the machine's CPU rather than by anyone's limits.
+ */
+export interface CpuFigures {
+  seconds: Record<string, number>;
+  coresBusy: number;
+  cores: number;
+}
+
+function cpuBetween(from: CpuMark, to: CpuMark): CpuFigures {
+  const seconds: Record<string, number> = {};
+  for (const [name, value] of Object.entries(to.seconds)) seconds[name] = round(value - (from.seconds[name] ?? 0), 2);
+  const total = Object.values(seconds).reduce((t, v) => t + v, 0);
+  return { seconds, coresBusy: round(total / ((to.at - from.at) / 1000), 2), cores: availableParallelism() };
 }
 
 async function converge(
   client: CountingKubeClient,
-  controller: ControllerProcess,
+  { plane, controller }: { plane: ControlPlane; controller: ControllerProcess },
   options: ScaleOptions,
   progress: Progress,
 ): Promise<Converge> {
@@ -297,6 +343,7 @@ async function converge(
   // as the benchmark's own; its watch is counted by the server only when it ends, after the last mark below.
   const tracker = await ReadyWatch.start(client, client.kubeConfig, xrPath(api, NAMESPACE));
   try {
+    const cpuFrom = cpuMark(plane, controller);
     const started = Date.now();
     // Counted from what the benchmark's client has sent, so reporting costs no request.
     const createKey = requestKeyOf('POST', xrPath(api, NAMESPACE)) ?? '';
@@ -316,6 +363,7 @@ async function converge(
       `wait until all ${options.xrs} XRs are Ready (timeout ${options.readyTimeoutMs / 1000} s)`,
       () => waitAllReady(tracker, options, progress),
     );
+    const cpuTo = cpuMark(plane, controller);
     const allReadySeconds = readyAt === undefined ? null : (readyAt - started) / 1000;
     progress.line(
       allReadySeconds === null
@@ -323,7 +371,14 @@ async function converge(
         : `all Ready ${round(allReadySeconds, 1)} s after the first create`,
     );
     const to = await mark(client);
-    return { createSeconds, allReadySeconds, before, after: await controller.metrics(), server: { from, to } };
+    return {
+      createSeconds,
+      allReadySeconds,
+      before,
+      after: await controller.metrics(),
+      server: { from, to },
+      cpu: { from: cpuFrom, to: cpuTo },
+    };
   } finally {
     tracker.stop();
   }
@@ -580,6 +635,8 @@ const COUNTED_AT: Record<string, string> = {
   idleApiWritesPerMinute: 'client-side, rest_client_requests_total',
   'apiServer.converging.cpuSeconds':
     "kube-apiserver's process_cpu_seconds_total from the first create until all Ready; the benchmark's own creates and watch included",
+  'apiServer.converging.cpu':
+    'utime + stime from /proc/<pid>/stat of the controller process tree and each control plane process, process.cpuUsage() of the benchmark, from the first create until all Ready was seen',
   reconciles: "compositor's controller_runtime_reconcile_total for the XR kind",
   rss: 'VmRSS of the controller process tree, sampled every 250 ms',
 };
@@ -608,7 +665,7 @@ export async function runScale(options: ScaleOptions): Promise<ScaleResult> {
     await progress.phase('start the controller', () => controller.start());
     await progress.phase('install the API', () => installWhenServed(client, api, options.controllerCmd !== undefined));
     const rss = new RssSampler(() => controller.pid).start();
-    const run = await converge(client, controller, options, progress);
+    const run = await converge(client, { plane, controller }, options, progress);
     const settled = await progress.phase('audit', () => audit(client, api, NAMESPACE));
     progress.line(`audit: ${JSON.stringify(settled)}`);
     const reconciles =
@@ -652,6 +709,7 @@ export async function runScale(options: ScaleOptions): Promise<ScaleResult> {
           writesPerXr: round(converging.writes / options.xrs, 2),
           readsPerXr: round(converging.reads / options.xrs, 2),
           cpuSeconds: serverCpuBetween(run.server.from, run.server.to),
+          cpu: cpuBetween(run.cpu.from, run.cpu.to),
           benchmarkOwn: ownBetween(run.server.from, run.server.to),
         },
         idle: idle.server,

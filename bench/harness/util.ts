@@ -77,8 +77,8 @@ function parents(): Map<number, number> {
   return map;
 }
 
-/** RSS of a process and all its descendants (a controller started through a shell is a tree), in bytes. */
-export function treeRss(pid: number): number {
+/** A process and all its live descendants (a controller started through a shell is a tree). */
+function processTree(pid: number): Set<number> {
   const ppids = parents();
   const tree = new Set([pid]);
   let grew = true;
@@ -91,7 +91,35 @@ export function treeRss(pid: number): number {
       }
     }
   }
-  return [...tree].reduce((total, p) => total + rssOf(p), 0);
+  return tree;
+}
+
+/** RSS of a process and all its descendants, in bytes. */
+export function treeRss(pid: number): number {
+  return [...processTree(pid)].reduce((total, p) => total + rssOf(p), 0);
+}
+
+/** Clock ticks per second of /proc/<pid>/stat's times: USER_HZ, 100 on every Linux architecture Node runs on. */
+const USER_HZ = 100;
+
+/**
+ * CPU seconds (user and system) one process has used so far, its waited-for children included (cutime, cstime); 0
+ * when it is gone.
+ */
+function cpuSecondsOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name: state is field 3, so utime (14), stime, cutime and cstime (17) are 11 to 14.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields.slice(11, 15).reduce((total, ticks) => total + Number(ticks), 0) / USER_HZ;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU seconds a process and its live descendants have used so far. */
+export function treeCpuSeconds(pid: number): number {
+  return [...processTree(pid)].reduce((total, p) => total + cpuSecondsOf(p), 0);
 }
 
 /** Samples treeRss(pid) every `intervalMs` and keeps the peak until stopped. */

@@ -83,6 +83,11 @@ describe('bench: scale (smoke, 10 XRs)', function () {
     expect(result.countedAt).to.include.keys('apiServer', 'apiRequestsByVerb', 'apiServer.converging.cpuSeconds');
     // kube-apiserver reports its own CPU: it worked while the XRs converged.
     expect(converging.cpuSeconds, 'API server CPU seconds while converging').to.be.a('number').greaterThan(0);
+    // And by /proc, for every process: the controller's tree, kube-apiserver and etcd worked while the XRs converged.
+    expect(converging.cpu.seconds).to.include.keys('benchmark', 'controller', 'kube-apiserver', 'etcd');
+    expect(converging.cpu.seconds.controller, 'controller CPU seconds').to.be.greaterThan(0);
+    expect(converging.cpu.seconds['kube-apiserver'], 'kube-apiserver CPU seconds').to.be.greaterThan(0);
+    expect(converging.cpu.coresBusy).to.be.greaterThan(0);
   });
 
   it('has every XR Ready with exactly its composed resources', () => {
