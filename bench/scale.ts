@@ -6,6 +6,8 @@
 // Requests are counted twice: by the API server itself (apiserver_request_total by verb and resource, the
 // benchmark's own requests subtracted: harness/serverRequests.ts), for any controller, in `apiServer`; and by
 // compositor's own client (rest_client_requests_total), null for another controller. `countedAt` says which is which.
+// CPU while converging is counted per process (`apiServer.converging.cpu`: the controller's tree, kube-apiserver and
+// etcd from /proc, the benchmark's own) with the cores they kept busy, so a run bound by the machine says so.
 // Usage: npm run bench:scale -- [--xrs 1000] [--composed 3] [--max-reconcile-rate <n>] [--realtime=false]
 //        [--controller-cmd "<command>"] [--controller-ready-url <url>] [--idle 2m] [--restart-window 60s]
 //        [--latency-samples 100] [--experiment reuse-connections] [--no-cache-trim] [--ready-timeout 50m]
