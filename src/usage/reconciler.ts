@@ -269,7 +269,6 @@ export class UsageReconciler {
     return usedObjectOf(usage, await this.options.objects.namespaced(apiVersion, kind));
   }
 
-  /** Every Usage and ClusterUsage in the caches naming the object. */
   /**
    * The cached Usages the API server still has. A Usage released a moment ago is gone from the server before its
    * deletion reaches the cache: counted as another Usage, it would make the last one to go put the label back
@@ -285,6 +284,7 @@ export class UsageReconciler {
     return found.filter((u): u is Usage => u !== undefined);
   }
 
+  /** Every Usage and ClusterUsage in the caches naming the object. */
   private async usagesOf(target: UsedObject): Promise<Usage[]> {
     const naming: Usage[] = [];
     for (const usage of this.options.all()) {
