@@ -85,6 +85,11 @@ export interface CompositeEventPipelineOptions {
 interface ComposedWatch {
   lease: InformerLease;
   stop$: Subject<void>;
+  /**
+   * Resolves once the first list is in and composedSynced has taken it in (the cache serves reads, the XRs noted
+   * before then are enqueued). Never rejects; never resolves for an informer stopped first.
+   */
+  synced: Promise<void>;
 }
 
 /**
@@ -207,10 +212,9 @@ export class CompositeEventPipeline implements Lifecycle {
    */
   async watchComposed(apiVersion: string, kind: string): Promise<void> {
     if (!this.options.realtime) return;
-    const informer = await this.composedInformer(apiVersion, kind);
-    if (!informer) return;
-    await informer.waitForSync();
-    await this.composedSynced(`${apiVersion}/${kind}`, informer);
+    await (
+      await this.composedWatch(apiVersion, kind)
+    )?.synced;
   }
 
   /**
@@ -224,17 +228,13 @@ export class CompositeEventPipeline implements Lifecycle {
     if (!this.options.realtime) return;
     const gvk = `${apiVersion}/${kind}`;
     if (!this.synced.has(gvk)) {
-      const informer = await this.composedInformer(apiVersion, kind);
-      if (!informer) return;
+      const watch = await this.composedWatch(apiVersion, kind);
+      if (!watch) return;
       const wait = this.options.composedSyncWaitMs ?? COMPOSED_SYNC_WAIT_MS;
       const synced = await firstValueFrom(
-        race(
-          from(informer.waitForSync()).pipe(map(() => true)),
-          timer(wait, this.options.scheduler).pipe(map(() => false)),
-        ),
+        race(from(watch.synced).pipe(map(() => true)), timer(wait, this.options.scheduler).pipe(map(() => false))),
       );
-      if (synced) await this.composedSynced(gvk, informer);
-      else this.note(this.beforeSync, gvk, xrKey);
+      if (!synced) this.note(this.beforeSync, gvk, xrKey);
     }
   }
 
@@ -296,15 +296,15 @@ export class CompositeEventPipeline implements Lifecycle {
     await this.functionLease?.release();
   }
 
-  /** The informer of a composed kind, its watch started if it was not. */
-  private async composedInformer(apiVersion: string, kind: string): Promise<Informer | undefined> {
+  /** The watch of a composed kind, started if it was not. */
+  private composedWatch(apiVersion: string, kind: string): Promise<ComposedWatch | undefined> {
     const gvk = `${apiVersion}/${kind}`;
     let watch = this.composed.get(gvk);
     if (!watch) {
       watch = this.startComposed(apiVersion, kind);
       this.composed.set(gvk, watch);
     }
-    return (await watch)?.lease.informer;
+    return watch;
   }
 
   private async startComposed(apiVersion: string, kind: string): Promise<ComposedWatch | undefined> {
@@ -324,19 +324,19 @@ export class CompositeEventPipeline implements Lifecycle {
         takeUntil(stop$),
       ),
     );
-    // Not awaited: watchComposedFor waits for the first list only so long. An informer stopped first never syncs.
-    informer
+    // Taken in whoever waits for it, and however long: watchComposedFor waits for the first list only so long.
+    const synced = informer
       .waitForSync()
       .then(() => this.composedSynced(`${apiVersion}/${kind}`, informer))
       .catch((err: unknown) => {
         this.options.logger.warn({ kind, err: errorMessage(err) }, 'cannot take in the first list of a composed kind');
       });
-    return { lease, stop$ };
+    return { lease, stop$, synced };
   }
 
   /**
    * A composed kind's cache has synced: it serves reads from now on, and the XRs that read or applied the kind before
-   * then go once more, reading it from the API server that one time (liveReads). Idempotent.
+   * then go once more, reading it from the API server that one time (liveReads).
    */
   private async composedSynced(gvk: string, informer: Informer): Promise<void> {
     const current = await this.composed.get(gvk);
