@@ -7,6 +7,7 @@
 // benchmark starts (plane.ts, quietPlaneArgs), so what remains is the controller's.
 import { CONTENT_TYPE, KubeClient, type RequestOptions, type Verb } from '../../src/kube/index.js';
 import { parsePrometheus, type Sample } from './metrics.js';
+import { round } from './util.js';
 
 /** The verbs apiserver_request_total gives requests that change something (server-side apply is APPLY). */
 export const SERVER_WRITE_VERBS = ['POST', 'PUT', 'PATCH', 'APPLY', 'DELETE', 'DELETECOLLECTION'] as const;
@@ -139,7 +140,7 @@ export async function mark(client: CountingKubeClient): Promise<CountMark> {
  */
 export function serverCpuBetween(from: CountMark, to: CountMark): number | null {
   if (from.serverCpuSeconds === undefined || to.serverCpuSeconds === undefined) return null;
-  return Math.round((to.serverCpuSeconds - from.serverCpuSeconds) * 100) / 100;
+  return round(to.serverCpuSeconds - from.serverCpuSeconds, 2);
 }
 
 /** Requests of everyone but the benchmark between two marks: the server's count minus the benchmark's own. */

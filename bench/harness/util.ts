@@ -106,7 +106,7 @@ const USER_HZ = 100;
  * CPU seconds (user and system) one process has used so far, its waited-for children included (cutime, cstime); 0
  * when it is gone.
  */
-function cpuSecondsOf(pid: number): number {
+function processCpuSeconds(pid: number): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command name: state is field 3, so utime (14), stime, cutime and cstime (17) are 11 to 14.
@@ -119,7 +119,7 @@ function cpuSecondsOf(pid: number): number {
 
 /** CPU seconds a process and its live descendants have used so far. */
 export function treeCpuSeconds(pid: number): number {
-  return [...processTree(pid)].reduce((total, p) => total + cpuSecondsOf(p), 0);
+  return [...processTree(pid)].reduce((total, p) => total + processCpuSeconds(p), 0);
 }
 
 /** Samples treeRss(pid) every `intervalMs` and keeps the peak until stopped. */

@@ -60,8 +60,7 @@ export async function startEngine(
     metrics,
     client,
     stop: () => engine.stop(AbortSignal.timeout(5_000)),
-    writes: () =>
-      sum('rest_client_requests_total', (l) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(String(l.method))),
+    writes: () => sum('rest_client_requests_total', (l) => WRITE_VERBS.has(String(l.method))),
     writeLog: () => sentWrites,
     reconciles: (controller) => sum('controller_runtime_reconcile_total', (l) => l.controller === controller),
   };
