@@ -14,11 +14,13 @@ import {
   type SchedulerLike,
   type Subscription,
 } from 'rxjs';
+import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import { errorMessage } from '../base/index.js';
 import { KindNotServedError, type KubeObject } from '../kube/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
 import { isRequired, type RequiredWatch } from './requiredResources.js';
+import { invalidPipeline } from './selection.js';
 import {
   circuitBreaker,
   type Breaker,
@@ -385,6 +387,9 @@ export class CompositeEventPipeline implements Lifecycle {
 
   /** A new or changed revision concerns the XRs using it and, for automatic updates, those of its Composition. */
   private revisionToXrs(event: WatchEvent): XrEvent[] {
+    // The ValidPipeline condition written just after a revision is created (or any other status write) changes
+    // nothing an XR reads: without this check it would run every XR of the Composition a second time.
+    if (event.type === 'update' && !event.afterGap && sameForXrs(event.oldObject, event.object)) return [];
     const store = this.xrInformer.store;
     const revision = event.object;
     const xrs = store.byIndex(COMPOSITION_REVISION_INDEX, revision.metadata.name);
@@ -469,4 +474,18 @@ function pipelineFunctions(revision: KubeObject): string[] {
 
 function toXrEvent(xrKey: string, event: WatchEvent, isXr: boolean, cause: WatchCause = event.type): XrEvent {
   return { xrKey, cause, object: event.object, isXr, afterGap: event.type === 'update' && event.afterGap === true };
+}
+
+/**
+ * Whether two versions of a CompositionRevision look the same to an XR's reconcile, which reads its labels (for
+ * revision selectors and the Composition it belongs to), its spec and whether its pipeline is refused.
+ */
+function sameForXrs(before: KubeObject, after: KubeObject): boolean {
+  const seen = (revision: KubeObject): unknown => ({
+    labels: revision.metadata.labels ?? {},
+    spec: revision.spec ?? {},
+    refused: invalidPipeline(revision),
+    deleting: revision.metadata.deletionTimestamp !== undefined,
+  });
+  return isDeepStrictEqual(seen(before), seen(after));
 }

@@ -209,7 +209,7 @@ function revisionProblem(revision: RevisionObject, xrType: TypeRef): string | un
 }
 
 /** Only an explicit ValidPipeline False refuses a revision: compositor's revisions are written valid. */
-function invalidPipeline(revision: RevisionObject): string | undefined {
+export function invalidPipeline(revision: RevisionObject): string | undefined {
   const valid = revision.status?.conditions?.find((c) => c.type === 'ValidPipeline');
   if (valid?.status !== 'False') return undefined;
   return `selected CompositionRevision ${revision.metadata.name} does not have a valid function pipeline: ${valid.message ?? valid.reason}`;

@@ -273,6 +273,35 @@ describe('composite/CompositeEventPipeline', () => {
     await pipeline.stop();
   });
 
+  it('runs no XR for a revision update that changes nothing XRs read (its ValidPipeline condition written), and does for one that does', async () => {
+    const { informers, pipeline, keys } = setup();
+    const xrs = informers.informer(XR.apiVersion, XR.kind);
+    xrs.seed(xr('follower', { crossplane: { compositionRef: { name: 'app' } } }));
+    const labels = { 'crossplane.io/composition-name': 'app' };
+    const revision: KubeObject = { ...REVISION, metadata: { name: 'app-1', labels }, spec: { revision: 1 } };
+    const revisions = informers.informer(REVISION.apiVersion, REVISION.kind);
+    revisions.seed(revision);
+    await pipeline.start();
+    keys.length = 0;
+    const valid = (status: string): KubeObject => ({
+      ...revision,
+      status: { conditions: [{ type: 'ValidPipeline', status, reason: 'ValidPipeline', message: 'checked' }] },
+    });
+    revisions.update(valid('True'));
+    expect(keys, 'a valid pipeline, as an absent condition reads').to.deep.equal([]);
+    revisions.update(valid('False'));
+    expect(keys, 'the pipeline refused').to.deep.equal(['default/follower']);
+    revisions.update({ ...valid('False'), spec: { revision: 2 } });
+    expect(keys, 'a new revision number').to.deep.equal(['default/follower', 'default/follower']);
+    revisions.update({
+      ...valid('False'),
+      metadata: { name: 'app-1', labels: { ...labels, channel: 'stable' } },
+      spec: { revision: 2 },
+    });
+    expect(keys, 'a new label').to.have.length(3);
+    await pipeline.stop();
+  });
+
   it('maps a Function that became Healthy to the XRs whose revision calls it, so they do not wait out their backoff', async () => {
     const { informers, pipeline, keys } = setup();
     const xrs = informers.informer(XR.apiVersion, XR.kind);
