@@ -28,14 +28,14 @@ export interface InformerOptions<T extends KubeObject> {
 }
 
 /**
- * Why one watch ended, which decides whether the informer rewatches, relists, or backs off. A close is healthy
- * when the watch delivered something or lasted past SHORT_WATCH_MS: idle watches end without a single event.
+ * Why one watch ended, which decides whether the informer rewatches, relists, or backs off. A close or a 410 is
+ * healthy when the watch delivered something or lasted past SHORT_WATCH_MS: idle watches end without a single event.
  */
 type WatchEnd =
   | { kind: 'closed'; healthy: boolean }
   | { kind: 'silent' }
   | { kind: 'suspect' }
-  | { kind: 'gone' }
+  | { kind: 'gone'; healthy: boolean }
   | { kind: 'failed'; error: unknown };
 
 /**
@@ -148,7 +148,9 @@ export class Informer<T extends KubeObject = KubeObject> implements Lifecycle {
     if (end.kind === 'gone') {
       this.options.logger.info({ informer: this.options.name }, 'watch expired (410 Gone): relisting');
       this.resourceVersion = undefined;
-      return 0;
+      // A server that answers every watch right after a list with 410 (a CRD's storage being torn down) would
+      // otherwise be listed in a tight loop, each list the whole collection.
+      return this.backOffUnless(end.healthy, failures);
     }
     if (end.kind === 'failed') throw end.error;
     if (end.kind === 'silent' || end.kind === 'suspect') {
@@ -158,7 +160,12 @@ export class Informer<T extends KubeObject = KubeObject> implements Lifecycle {
       return failures;
     }
     // A server that closes watches at once would otherwise be hammered in a tight loop.
-    const next = end.healthy ? 0 : failures + 1;
+    return this.backOffUnless(end.healthy, failures);
+  }
+
+  /** After a healthy watch, the failures in a row start again; after the second unhealthy one in a row, back off. */
+  private async backOffUnless(healthy: boolean, failures: number): Promise<number> {
+    const next = healthy ? 0 : failures + 1;
     if (next > 1) await this.timers.sleep(this.delay(next - 1), this.abort.signal);
     return next;
   }
@@ -205,6 +212,7 @@ export class Informer<T extends KubeObject = KubeObject> implements Lifecycle {
     return new Promise<WatchEnd>((resolve) => {
       const openedAt = this.timers.now();
       let sawEvents = false;
+      const healthy = (): boolean => sawEvents || this.timers.now() - openedAt >= SHORT_WATCH_MS;
       let handle: WatchHandle | undefined;
       let end: WatchEnd | undefined;
       const signal = this.abort.signal;
@@ -236,14 +244,16 @@ export class Informer<T extends KubeObject = KubeObject> implements Lifecycle {
           {
             onEvent: (type, object) => {
               if (end) return;
-              sawEvents = true;
               watchdog.activity();
-              const outcome = this.apply(type, object);
-              if (outcome) finish(outcome);
+              if (type === 'ERROR') {
+                finish(classify(object, healthy()));
+                return;
+              }
+              sawEvents = true;
+              this.apply(type, object);
             },
             onDone: (err: unknown) => {
-              const healthy = sawEvents || this.timers.now() - openedAt >= SHORT_WATCH_MS;
-              finish(err === null ? { kind: 'closed', healthy } : classify(err));
+              finish(err === null ? { kind: 'closed', healthy: healthy() } : classify(err, healthy()));
             },
           },
           { timeoutSeconds },
@@ -265,21 +275,19 @@ export class Informer<T extends KubeObject = KubeObject> implements Lifecycle {
     });
   }
 
-  /** Applies one raw watch event to the cache; returns how the watch ends when the event is an error. */
-  private apply(type: RawEventType, raw: unknown): WatchEnd | undefined {
-    if (type === 'ERROR') return classify(raw);
+  /** Applies one raw watch event (not an ERROR) to the cache. */
+  private apply(type: Exclude<RawEventType, 'ERROR'>, raw: unknown): void {
     const object = trimForCache(raw as T);
     const rv = resourceVersionOf(object);
     if (rv !== undefined) this.resourceVersion = rv;
-    if (type === 'BOOKMARK') return undefined;
+    if (type === 'BOOKMARK') return;
     if (type === 'DELETED') {
       this.store.delete(objectKey(object));
       this.emit({ type: 'delete', object });
-      return undefined;
+      return;
     }
     const old = this.store.set(object);
     this.emit(old ? { type: 'update', object, oldObject: old } : { type: 'add', object });
-    return undefined;
   }
 
   private emit(event: WatchEvent<T>): void {
@@ -288,9 +296,9 @@ export class Informer<T extends KubeObject = KubeObject> implements Lifecycle {
 }
 
 /** A 410 (as an HTTP status or a Status object in an ERROR event) means the resourceVersion is gone: relist. */
-function classify(err: unknown): WatchEnd {
+function classify(err: unknown, healthy: boolean): WatchEnd {
   if (err instanceof Error && err.name === 'TimeoutError') return { kind: 'silent' };
   const status = err as { statusCode?: number; code?: number } | null;
-  if (status?.statusCode === 410 || status?.code === 410) return { kind: 'gone' };
+  if (status?.statusCode === 410 || status?.code === 410) return { kind: 'gone', healthy };
   return { kind: 'failed', error: err };
 }

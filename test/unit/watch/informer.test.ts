@@ -118,6 +118,24 @@ describe('watch/Informer supervision', () => {
     await informer.stop();
   });
 
+  it('backs off when watches keep ending in 410 Gone right after their list, instead of listing in a tight loop', async () => {
+    const { lw, timers, informer } = setup();
+    void informer.start();
+    await settle();
+    for (let i = 0; i < 3; i++) {
+      lw.current.callbacks.onEvent('ERROR', { kind: 'Status', code: 410, reason: 'Expired' });
+      await settle();
+    }
+    expect(lw.lists).to.equal(4);
+    expect(timers.sleeps, 'the first relist at once, then growing backoff').to.deep.equal([100, 200]);
+    // A watch that delivered something before its 410 was healthy: the next relist goes at once again.
+    lw.current.callbacks.onEvent('ADDED', configMap('a', '9'));
+    lw.current.callbacks.onEvent('ERROR', { kind: 'Status', code: 410, reason: 'Expired' });
+    await settle();
+    expect([lw.lists, timers.sleeps.length]).to.deep.equal([5, 2]);
+    await informer.stop();
+  });
+
   it('on any other error relists and rewatches after growing, capped backoff', async () => {
     const { lw, timers, informer } = setup();
     void informer.start();
