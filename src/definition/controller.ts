@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { CustomResourceDefinition } from '../apis/index.js';
-import { isSubset, StatusDraft, type Condition } from '../controller/index.js';
+import { errorMessage } from '../base/index.js';
+import { sameCondition, StatusDraft, type Condition, type ConditionInput } from '../controller/index.js';
 import {
   addFinalizerPatch,
   CONTENT_TYPE,
@@ -21,7 +22,18 @@ import {
   missingCompositeRights,
 } from './rbac.js';
 import type { Lifecycle } from '../lifecycle/index.js';
-import { claimCrdName, claimNamesOf, renderClaimCrd } from './claimRender.js';
+import { claimCrdName, claimNamesOf, renderClaimCrd, type ClaimNames } from './claimRender.js';
+import {
+  applyRenderedCrd,
+  CLAIM_CRD,
+  controlledBy,
+  CRD_NOT_APPLIED,
+  CrdApplyError,
+  crdUnchanged,
+  servesVersion,
+  XR_CRD,
+  type CrdRole,
+} from './crdApply.js';
 import { renderXrCrd } from './render.js';
 import {
   RunningControllers,
@@ -32,7 +44,7 @@ import {
 } from './runningControllers.js';
 import { watchXrds, xrdQueue } from './xrdQueue.js';
 import { validateXrd } from './validate.js';
-import type { CompositeResourceDefinition } from './xrd.js';
+import { referenceableVersion, WAITING_FOR_XR_CRD, type CompositeResourceDefinition } from './xrd.js';
 
 /** On every valid XRD until its XRs, composite controller and XR CRD are gone (Crossplane's definition controller). */
 export const DEFINITION_FINALIZER = 'defined.apiextensions.crossplane.io';
@@ -168,14 +180,14 @@ export class DefinitionController implements Lifecycle {
       return {};
     }
     await this.addFinalizer(xrd, DEFINITION_FINALIZER);
-    const crd = renderXrCrd(xrd);
-    const applied = await this.applyCrd(xrd, crd);
+    // A CRD the API server refuses throws after reporting it; the running controller and the stored CRD stay.
+    const applied = await this.applyCrd(xrd, renderXrCrd(xrd), XR_CRD, status);
     if (!applied) return {};
     if (!isEstablished(applied)) {
       status.setCondition({
         type: 'Established',
         status: 'False',
-        reason: 'WaitingForCompositeResource',
+        reason: WAITING_FOR_XR_CRD,
         message: 'waiting for composite resource CustomResourceDefinition to be established',
       });
       await this.writeStatus(xrd, status);
@@ -209,7 +221,12 @@ export class DefinitionController implements Lifecycle {
     const running = this.running.get(key);
     if (!names || !this.options.newClaim || !running) return undefined;
     await this.addFinalizer(xrd, OFFERED_FINALIZER);
-    const applied = await this.applyCrd(xrd, renderClaimCrd(xrd, names));
+    const applied = await this.applyCrd(xrd, renderClaimCrd(xrd, names), CLAIM_CRD, status).catch(
+      async (err: unknown) => {
+        await this.keepServingClaims(key, xrd, names, signal);
+        throw err;
+      },
+    );
     if (!applied) return false;
     if (!isEstablished(applied)) {
       status.setCondition({
@@ -220,14 +237,44 @@ export class DefinitionController implements Lifecycle {
       });
       return false;
     }
+    const claimType = await this.startClaim(key, xrd, names, signal);
+    status.setCondition({ type: 'Offered', status: 'True', reason: 'WatchingCompositeResourceClaim' });
+    return claimType;
+  }
+
+  private async startClaim(
+    key: string,
+    xrd: XrdObject,
+    names: ClaimNames,
+    signal: AbortSignal,
+  ): Promise<{ apiVersion: string; kind: string }> {
     const xrType = typeOf(xrd);
     // Claims are served at the XR's group and referenceable version.
     const claimType = { apiVersion: xrType.apiVersion, kind: names.kind };
-    const { newClaim } = this.options;
+    const newClaim = this.options.newClaim;
     const name = `claim/${names.plural}.${xrd.spec.group}`;
-    await this.running.startClaim(key, () => newClaim({ name, claimType, xrType }), signal);
-    status.setCondition({ type: 'Offered', status: 'True', reason: 'WatchingCompositeResourceClaim' });
+    if (newClaim) await this.running.startClaim(key, () => newClaim({ name, claimType, xrType }), signal);
     return claimType;
+  }
+
+  /**
+   * The claim CRD of this generation could not be applied, and the composite restart stopped the claim controller:
+   * run it again on the claim CRD the API server still serves, so claims keep working on the last good schema as
+   * XRs do. A failure here is logged; the apply's error is the one the reconcile reports.
+   */
+  private async keepServingClaims(key: string, xrd: XrdObject, names: ClaimNames, signal: AbortSignal): Promise<void> {
+    if (this.running.get(key)?.claim) return;
+    try {
+      const stored = await this.getCrd(claimCrdName(xrd, names));
+      const version = referenceableVersion(xrd)?.name;
+      if (!stored || !controlledBy(stored, xrd) || !isEstablished(stored) || !servesVersion(stored, version)) return;
+      await this.startClaim(key, xrd, names, signal);
+    } catch (err) {
+      this.options.logger.warn(
+        { xrd: key, err: errorMessage(err) },
+        'cannot run the claim controller on the stored claim CRD',
+      );
+    }
   }
 
   /**
@@ -361,36 +408,56 @@ export class DefinitionController implements Lifecycle {
     return getIfExists<CustomResourceDefinition>(this.options.client, `${CRDS_PATH}/${name}`);
   }
 
-  /** Applies the CRD when it differs from what is stored; undefined when another owner controls it. */
-  private async applyCrd(xrd: XrdObject, crd: CustomResourceDefinition): Promise<CustomResourceDefinition | undefined> {
+  /**
+   * Applies the CRD when it differs from what is stored; undefined when another owner controls it. A CRD the API
+   * server refuses is reported on the role's condition and as a Warning event, then the error is thrown so the queue
+   * backs off; nothing is deleted, so the stored CRD keeps serving the last good schema.
+   */
+  private async applyCrd(
+    xrd: XrdObject,
+    crd: CustomResourceDefinition,
+    role: CrdRole,
+    status: StatusDraft,
+  ): Promise<CustomResourceDefinition | undefined> {
     const existing = await this.getCrd(crd.metadata.name);
     if (existing && !controlledBy(existing, xrd)) {
-      const text = `CustomResourceDefinition ${crd.metadata.name} exists and is not controlled by this XRD; delete it or rename the XRD`;
-      this.event(xrd, 'Warning', 'EstablishComposite', text);
-      const status = new StatusDraft(xrd.status ?? {}, xrd.metadata.generation, this.now);
-      status.setCondition({ type: 'Established', status: 'False', reason: 'CRDNotControlled', message: text });
-      await this.writeStatus(xrd, status);
+      const message = `CustomResourceDefinition ${crd.metadata.name} exists and is not controlled by this XRD; delete it or rename the XRD`;
+      await this.failCrd(xrd, status, role, { reason: 'CRDNotControlled', message });
       return undefined;
     }
-    if (existing && unchanged(crd, existing)) return existing;
-    const applied = await this.options.client.request<CustomResourceDefinition>(
-      'PATCH',
-      `${CRDS_PATH}/${crd.metadata.name}`,
-      {
-        body: crd,
-        contentType: CONTENT_TYPE.apply,
-        query: { fieldManager: DEFINITION_FIELD_MANAGER, force: true },
+    if (existing && crdUnchanged(crd, existing)) return existing;
+    const fieldManager = DEFINITION_FIELD_MANAGER;
+    const applied = await applyRenderedCrd(this.options.client, crd, { role, existing, fieldManager }).catch(
+      async (err: unknown) => {
+        if (err instanceof CrdApplyError) {
+          await this.failCrd(xrd, status, role, { reason: CRD_NOT_APPLIED, message: err.message });
+        }
+        throw err;
       },
     );
     if (applied.metadata.resourceVersion !== existing?.metadata.resourceVersion) {
-      this.event(
-        xrd,
-        'Normal',
-        'EstablishComposite',
-        `Applied composite resource CustomResourceDefinition: ${crd.metadata.name}`,
-      );
+      this.event(xrd, 'Normal', role.eventReason, `Applied ${role.noun}: ${crd.metadata.name}`);
     }
     return applied;
+  }
+
+  /**
+   * Reports a CRD that does not serve this generation: its condition False, and a Warning event with the role's
+   * reason only when the condition says something new, so a retry that fails alike records nothing again.
+   */
+  private async failCrd(
+    xrd: XrdObject,
+    status: StatusDraft,
+    role: CrdRole,
+    failure: { reason: string; message: string },
+  ): Promise<void> {
+    const stored = xrd.status?.conditions?.find((c) => c.type === role.condition);
+    const condition: ConditionInput = { type: role.condition, status: 'False', ...failure };
+    status.setCondition(condition);
+    if (!sameCondition(stored, status.condition(role.condition))) {
+      this.event(xrd, 'Warning', role.eventReason, failure.message);
+    }
+    await this.writeStatus(xrd, status);
   }
 
   /**
@@ -440,21 +507,6 @@ export class DefinitionController implements Lifecycle {
   }
 }
 
-/**
- * True when the stored CRD already says everything the rendered one says (spec, labels, annotations, owner), so
- * the controller writes nothing at rest. The API server's defaults (conversion, listKind, singular) and fields
- * other writers added are left alone.
- */
-function unchanged(rendered: CustomResourceDefinition, stored: CustomResourceDefinition): boolean {
-  const meta = rendered.metadata;
-  return (
-    isSubset(rendered.spec, stored.spec) &&
-    isSubset(meta.labels ?? {}, stored.metadata.labels ?? {}) &&
-    isSubset(meta.annotations ?? {}, stored.metadata.annotations ?? {}) &&
-    isSubset(meta.ownerReferences, stored.metadata.ownerReferences)
-  );
-}
-
 /** An XRD's finalizers as this reconcile has left them, so a second removal tests the list after the first. */
 class FinalizerList {
   private current: string[];
@@ -472,8 +524,4 @@ class FinalizerList {
     await this.patch(patch);
     this.current = this.current.filter((f) => f !== finalizer);
   }
-}
-
-function controlledBy(crd: CustomResourceDefinition, xrd: CompositeResourceDefinition): boolean {
-  return crd.metadata.ownerReferences?.some((ref) => ref.controller === true && ref.uid === xrd.metadata.uid) ?? false;
 }

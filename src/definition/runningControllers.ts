@@ -3,7 +3,13 @@ import type { XrdDefaults } from '../composite/index.js';
 import type { XrType } from '../controller/index.js';
 import { startOrRelease, type Lifecycle } from '../lifecycle/index.js';
 import type { Metrics } from '../metrics/index.js';
-import { referenceableVersion, xrdScope, type CompositeResourceDefinition } from './xrd.js';
+import {
+  establishFailed,
+  referenceableVersion,
+  xrdScope,
+  type CompositeResourceDefinition,
+  type XrdWithConditions,
+} from './xrd.js';
 
 /** What the XRD controller needs of a composite or claim controller; CompositeController and ClaimController fit. */
 export interface RunningComposite extends Lifecycle {
@@ -24,7 +30,7 @@ export interface ClaimFactoryInput {
   xrType: XrType & { group: string };
 }
 
-type CachedXrd = CompositeResourceDefinition & {
+type CachedXrd = XrdWithConditions & {
   metadata: CompositeResourceDefinition['metadata'] & { deletionTimestamp?: string };
 };
 
@@ -146,12 +152,14 @@ export class RunningControllers {
 
   /**
    * The cached XRD moved to a generation the running controller was not started for, so its reconciles pause until
-   * the restart. Deletion bumps the generation too, but then the old controller must keep running to finalize XRs.
+   * the restart. Deletion bumps the generation too, but then the old controller must keep running to finalize XRs;
+   * and a generation the XRD controller reported it cannot establish (its CRD refused) brings no restart, so the
+   * controller keeps reconciling on the last good one, as the CRD keeps serving it.
    */
   private restartDue(key: string, entry: RunningEntry): boolean {
     const cached = this.options.cached(key);
     if (!cached || cached.metadata.deletionTimestamp !== undefined) return false;
-    return cached.metadata.generation !== entry.generation;
+    return cached.metadata.generation !== entry.generation && !establishFailed(cached);
   }
 
   private stopDeadline(signal: AbortSignal): AbortSignal {

@@ -83,3 +83,25 @@ export function xrdOwnerReferences(
   if (blockOwnerDeletion) reference.blockOwnerDeletion = true;
   return { ownerReferences: [reference] };
 }
+
+/** The Established reason while the XR CRD of the XRD's current generation is applied but not Established yet. */
+export const WAITING_FOR_XR_CRD = 'WaitingForCompositeResource';
+
+/** An XRD with the conditions the XRD controller reports on it. */
+export type XrdWithConditions = CompositeResourceDefinition & {
+  status?: { conditions?: { type: string; status: string; reason?: string; observedGeneration?: number }[] };
+};
+
+/**
+ * True when the XRD controller reported that it cannot establish the XRD's current generation: Established False for
+ * that generation for a reason other than waiting for the CRD (an invalid XRD, a CRD the API server refused). No
+ * restart onto that generation is coming, so a running composite controller keeps serving the last good one.
+ */
+export function establishFailed(xrd: XrdWithConditions): boolean {
+  const established = xrd.status?.conditions?.find((c) => c.type === 'Established');
+  return (
+    established?.status === 'False' &&
+    established.observedGeneration === xrd.metadata.generation &&
+    established.reason !== WAITING_FOR_XR_CRD
+  );
+}

@@ -11,7 +11,7 @@ export {
 } from './client.js';
 export { compositorUserAgent, FIELD_MANAGERS, userAgent, withUserAgent } from './identity.js';
 export { DEFAULT_REQUEST_TIMEOUT_MS, RequestTimeoutError, type SetTimer } from './requestDeadline.js';
-export { ApiError, isAlreadyExists, isConflict, isNotFound } from './errors.js';
+export { ApiError, isAlreadyExists, isConflict, isNotFound, serverMessage } from './errors.js';
 export { getIfExists } from './getIfExists.js';
 export {
   CONNECTION_SECRET_TYPE,

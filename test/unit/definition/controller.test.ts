@@ -7,13 +7,28 @@ import {
   type CompositeResourceDefinition,
   type RunningComposite,
 } from '../../../src/definition/index.js';
-import { RecordingEventSink } from '../../../src/kube/index.js';
+import { ApiError, RecordingEventSink } from '../../../src/kube/index.js';
 import { createMetrics } from '../../../src/metrics/index.js';
 import { CORE_KINDS, eventLines, FakeApiServer, FakeInformers, until } from '../fakes/index.js';
 
 const XRD_API = 'apiextensions.crossplane.io/v1';
 const XRD_PATH = '/apis/apiextensions.crossplane.io/v1/compositeresourcedefinitions/xapps.example.org';
 const CRD_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/xapps.example.org';
+const CLAIM_CRD_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/apps.example.org';
+/** What the API server says of a CRD whose schema has `type: integr`. */
+const REFUSAL =
+  'CustomResourceDefinition.apiextensions.k8s.io "xapps.example.org" is invalid: spec.validation.openAPIV3Schema.properties[spec].properties[size].type: Unsupported value: "integr"';
+
+/** A 422 as the client throws it: the request line in front, the API server's Status as the body. */
+function refused(method: string, path: string, message = REFUSAL): ApiError {
+  return new ApiError(422, 'Invalid', `${method} ${path}: ${message}`, {
+    kind: 'Status',
+    status: 'Failure',
+    reason: 'Invalid',
+    code: 422,
+    message,
+  });
+}
 
 type Xrd = CompositeResourceDefinition & {
   metadata: { finalizers?: string[]; deletionTimestamp?: string; [key: string]: unknown };
@@ -46,7 +61,7 @@ function xrd(extra: Partial<CompositeResourceDefinition['spec']> = {}): Xrd {
 class FakeComposite implements RunningComposite {
   readonly log: string[];
   constructor(
-    readonly input: CompositeFactoryInput,
+    readonly input: { name: string },
     log: string[],
     private readonly failStart = false,
   ) {
@@ -87,6 +102,12 @@ class XrdWorld {
   readonly log: string[] = [];
   allowed = true;
   failStart = false;
+  /** The controller's log lines (warn and above), as JSON. */
+  readonly logged: string[] = [];
+  /** What each composite controller was built with, in order. */
+  readonly inputs: CompositeFactoryInput[] = [];
+  /** CRD paths the API server refuses to write, as it refuses an invalid schema. */
+  readonly refusing = new Set<string>();
   readonly controller: DefinitionController;
 
   constructor() {
@@ -99,14 +120,24 @@ class XrdWorld {
       (r) => r.path.endsWith('/selfsubjectaccessreviews'),
       () => ({ status: { allowed: this.allowed } }),
     );
+    this.server.answer(
+      (r) => r.method === 'PATCH' && this.refusing.has(r.path),
+      (r) => {
+        throw refused(r.method, r.path);
+      },
+    );
     this.controller = new DefinitionController({
       client: this.server.client,
       informers: this.informers.registry,
       events: this.events,
       metrics: createMetrics({ processMetrics: false }),
-      logger: pino({ level: 'silent' }),
+      logger: pino({ level: 'warn' }, { write: (line: string) => this.logged.push(line) }),
       maxReconcileRate: 100,
-      newComposite: (input) => new FakeComposite(input, this.log, this.failStart),
+      newComposite: (input) => {
+        this.inputs.push(input);
+        return new FakeComposite(input, this.log, this.failStart);
+      },
+      newClaim: (input) => new FakeComposite(input, this.log),
     });
   }
 
@@ -124,6 +155,33 @@ class XrdWorld {
   eventLines(): string[] {
     return eventLines(this.events);
   }
+
+  condition(
+    type: string,
+  ): { status: string; reason: string; message?: string; observedGeneration?: number } | undefined {
+    type WithStatus = { status?: { conditions?: { type: string; status: string; reason: string }[] } } | undefined;
+    return (this.stored() as WithStatus)?.status?.conditions?.find((c) => c.type === type);
+  }
+
+  /** The reconciles that failed so far, by the error the queue logged. */
+  failures(): string[] {
+    return this.logged
+      .map((line) => JSON.parse(line) as { msg: string; err?: string })
+      .filter((entry) => entry.msg === 'reconcile failed')
+      .map((entry) => entry.err ?? '');
+  }
+
+  /** Writes of one CRD attempted so far. */
+  crdWrites(path: string): number {
+    return this.server.requests.filter((r) => r.method === 'PATCH' && r.path === path).length;
+  }
+}
+
+/** A v1 XRD that offers claims (LegacyCluster, spec.claimNames). */
+function claimXrd(): Xrd {
+  const definition = xrd({ claimNames: { kind: 'App', plural: 'apps' } });
+  delete definition.spec.scope;
+  return definition;
 }
 
 describe('definition/DefinitionController', () => {
@@ -248,6 +306,97 @@ describe('definition/DefinitionController', () => {
     expect(world.eventLines()).to.include(
       'Normal TerminateComposite: waiting for defined composite resources to be deleted',
     );
+    await world.controller.stop(AbortSignal.timeout(5_000));
+  });
+  it('reports a CRD the API server refuses: Established False with its message, one Warning event, and backs off', async () => {
+    const world = new XrdWorld();
+    world.refusing.add(CRD_PATH);
+    world.informers.informer(XRD_API, 'CompositeResourceDefinition').seed(world.server.put(xrd()));
+    await world.controller.start();
+    // The status write is a watch event that runs the XRD again at once: the same refusal records nothing new.
+    await until(() => world.failures().length >= 2, 'the reconcile failed twice');
+    const text = `cannot apply rendered composite resource CustomResourceDefinition: cannot create object: ${REFUSAL}`;
+    expect(world.condition('Established')).to.deep.include({
+      status: 'False',
+      reason: 'CRDNotApplied',
+      message: text,
+      observedGeneration: world.stored()?.metadata.generation,
+    });
+    expect(world.eventLines()).to.deep.equal([`Warning EstablishComposite: ${text}`]);
+    expect(world.failures()).to.deep.equal([text, text]);
+    expect(world.crdWrites(CRD_PATH)).to.equal(2);
+    expect(world.log).to.deep.equal([]);
+    await world.controller.stop(AbortSignal.timeout(5_000));
+  });
+
+  it('keeps the CRD and the running controller when an edit is refused, and recovers when the XRD is fixed', async () => {
+    const world = new XrdWorld();
+    world.informers.informer(XRD_API, 'CompositeResourceDefinition').seed(world.server.put(xrd()));
+    await world.controller.start();
+    const before = world.server.get('apiextensions.k8s.io/v1', 'CustomResourceDefinition', 'xapps.example.org');
+
+    world.refusing.add(CRD_PATH);
+    await world.server.client.request('PATCH', XRD_PATH, {
+      contentType: 'application/merge-patch+json',
+      body: { spec: { versions: [{ ...xrd().spec.versions[0], additionalPrinterColumns: [{ name: 'X' }] }] } },
+    });
+    await until(() => world.condition('Established')?.reason === 'CRDNotApplied', 'the refusal was reported');
+    const text = `cannot apply rendered composite resource CustomResourceDefinition: cannot update object: ${REFUSAL}`;
+    expect(world.condition('Established')).to.deep.include({ status: 'False', message: text, observedGeneration: 2 });
+    expect(world.eventLines().filter((e) => e.startsWith('Warning'))).to.deep.equal([
+      `Warning EstablishComposite: ${text}`,
+    ]);
+    expect(world.server.get('apiextensions.k8s.io/v1', 'CustomResourceDefinition', 'xapps.example.org')).to.deep.equal(
+      before,
+    );
+    // The controller of the last good generation keeps running and keeps reconciling: no restart is coming.
+    expect(world.log).to.deep.equal(['start composite/xapps.example.org']);
+    expect(world.inputs[0]?.stale(), 'the running controller pauses for a restart').to.equal(false);
+
+    world.refusing.delete(CRD_PATH);
+    await world.server.client.request('PATCH', XRD_PATH, {
+      contentType: 'application/merge-patch+json',
+      body: { spec: { versions: xrd().spec.versions } },
+    });
+    await until(() => world.established() === 'True WatchingCompositeResource', 'the fixed XRD is Established');
+    expect(world.condition('Established')?.observedGeneration).to.equal(3);
+    expect(world.log).to.deep.equal([
+      'start composite/xapps.example.org',
+      'stop composite/xapps.example.org',
+      'start composite/xapps.example.org',
+    ]);
+    await world.controller.stop(AbortSignal.timeout(5_000));
+  });
+
+  it('reports a claim CRD the API server refuses on Offered with OfferClaim, keeping claims served by the stored one', async () => {
+    const world = new XrdWorld();
+    world.informers.informer(XRD_API, 'CompositeResourceDefinition').seed(world.server.put(claimXrd()));
+    await world.controller.start();
+    await until(() => world.condition('Offered')?.status === 'True', 'the XRD offers its claims');
+    expect(world.condition('Offered')?.reason).to.equal('WatchingCompositeResourceClaim');
+    expect(world.eventLines()).to.include(
+      'Normal OfferClaim: Applied composite resource claim CustomResourceDefinition: apps.example.org',
+    );
+
+    world.refusing.add(CLAIM_CRD_PATH);
+    await world.server.client.request('PATCH', XRD_PATH, {
+      contentType: 'application/merge-patch+json',
+      body: { spec: { versions: [{ ...xrd().spec.versions[0], additionalPrinterColumns: [{ name: 'X' }] }] } },
+    });
+    await until(() => world.condition('Offered')?.reason === 'CRDNotApplied', 'the claim CRD refusal was reported');
+    const text = `cannot apply rendered composite resource claim CustomResourceDefinition: cannot update object: ${REFUSAL}`;
+    expect(world.condition('Offered')).to.deep.include({ status: 'False', message: text, observedGeneration: 2 });
+    expect(world.condition('Established')).to.deep.include({ status: 'True', observedGeneration: 2 });
+    expect(world.eventLines().filter((e) => e.startsWith('Warning'))).to.deep.equal([`Warning OfferClaim: ${text}`]);
+    // The composite controller restarted for the new generation; the claim controller runs again on the stored CRD.
+    expect(world.log).to.deep.equal([
+      'start composite/xapps.example.org',
+      'start claim/apps.example.org',
+      'stop claim/apps.example.org',
+      'stop composite/xapps.example.org',
+      'start composite/xapps.example.org',
+      'start claim/apps.example.org',
+    ]);
     await world.controller.stop(AbortSignal.timeout(5_000));
   });
 });

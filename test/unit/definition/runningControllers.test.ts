@@ -11,7 +11,10 @@ import { createMetrics } from '../../../src/metrics/index.js';
 // The one routine by which the XRD controller and a shard follower start, restart and stop an XRD's controllers.
 // Fake controllers hold fake informer leases, so a test sees what a half-started controller left behind.
 
-type Cached = CompositeResourceDefinition & { metadata: { deletionTimestamp?: string } };
+type Cached = CompositeResourceDefinition & {
+  metadata: { deletionTimestamp?: string };
+  status?: { conditions?: { type: string; status: string; reason: string; observedGeneration: number }[] };
+};
 
 function xrd(generation: number, deleting = false): Cached {
   return {
@@ -143,5 +146,46 @@ describe('definition/RunningControllers', () => {
     expect(stale()).to.be.true;
     cache.xrd = xrd(3, true);
     expect(stale()).to.be.false;
+  });
+
+  it('keeps a controller reconciling while the cached generation is one the XRD controller cannot establish', async () => {
+    const { controllers, inputs, cache } = harness();
+    await controllers.startComposite(key, xrd(1), signal);
+    const stale = inputs[0]?.stale ?? ((): boolean => true);
+    const established = (status: string, reason: string, observedGeneration: number): Cached => ({
+      ...xrd(2),
+      status: { conditions: [{ type: 'Established', status, reason, observedGeneration }] },
+    });
+    const cases: Record<string, { reason: string; cached: Cached; want: boolean }> = {
+      refused: {
+        reason: 'its CRD was refused: no restart is coming',
+        cached: established('False', 'CRDNotApplied', 2),
+        want: false,
+      },
+      invalid: {
+        reason: 'the XRD is invalid: no restart is coming',
+        cached: established('False', 'InvalidDefinition', 2),
+        want: false,
+      },
+      waiting: {
+        reason: 'its CRD is on the way: the restart is coming',
+        cached: established('False', 'WaitingForCompositeResource', 2),
+        want: true,
+      },
+      earlier: {
+        reason: 'the failure was reported for an earlier generation',
+        cached: established('False', 'CRDNotApplied', 1),
+        want: true,
+      },
+      unreported: {
+        reason: 'nothing reported for the new generation yet',
+        cached: established('True', 'WatchingCompositeResource', 1),
+        want: true,
+      },
+    };
+    for (const [name, { reason, cached, want }] of Object.entries(cases)) {
+      cache.xrd = cached;
+      expect(stale(), `${name}: ${reason}`).to.equal(want);
+    }
   });
 });
