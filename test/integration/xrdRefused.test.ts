@@ -6,7 +6,6 @@ import {
   condition,
   ensureNamespace,
   eventsFor,
-  functions,
   get,
   installApi,
   mergePatch,
@@ -93,7 +92,6 @@ describe('XRDs whose CRD the API server refuses', function () {
   before(async () => {
     client = controlPlane().client();
     await ensureNamespace(client, NAMESPACE);
-    for (const fn of functions()) await apply(client, fn);
     running = await startEngine();
   });
 
