@@ -1,17 +1,8 @@
 import type { Logger } from 'pino';
 import type { CustomResourceDefinition } from '../apis/index.js';
 import { errorMessage } from '../base/index.js';
-import { sameCondition, StatusDraft, type Condition, type ConditionInput } from '../controller/index.js';
-import {
-  addFinalizerPatch,
-  CONTENT_TYPE,
-  getIfExists,
-  isEstablished,
-  isNotFound,
-  removeFinalizerPatch,
-  type EventSink,
-  type KubeClient,
-} from '../kube/index.js';
+import { sameCondition, StatusDraft, type ConditionInput } from '../controller/index.js';
+import { getIfExists, isEstablished, isNotFound, type EventSink, type KubeClient } from '../kube/index.js';
 import type { Metrics } from '../metrics/index.js';
 import type { ReconcileQueue, ReconcileResult } from '../queue/index.js';
 import { waitAtMost, type InformerLease, type InformerRegistry } from '../watch/index.js';
@@ -44,15 +35,14 @@ import {
 } from './runningControllers.js';
 import { watchXrds, xrdQueue } from './xrdQueue.js';
 import { validateXrd } from './validate.js';
-import { referenceableVersion, WAITING_FOR_XR_CRD, type CompositeResourceDefinition } from './xrd.js';
+import { deleteAll, DEFINITION_FIELD_MANAGER, XrdWriter, type XrdObject } from './xrdWriter.js';
+import { referenceableVersion, WAITING_FOR_XR_CRD } from './xrd.js';
 
 /** On every valid XRD until its XRs, composite controller and XR CRD are gone (Crossplane's definition controller). */
 export const DEFINITION_FINALIZER = 'defined.apiextensions.crossplane.io';
 /** On an XRD that offers claims until its claims, claim controller and claim CRD are gone (Crossplane's offered one). */
 export const OFFERED_FINALIZER = 'offered.apiextensions.crossplane.io';
-export const DEFINITION_FIELD_MANAGER = 'apiextensions.crossplane.io/definition';
 const CONTROLLER_NAME = 'defined/compositeresourcedefinition.apiextensions.crossplane.io';
-const XRD = { apiVersion: 'apiextensions.crossplane.io/v1', kind: 'CompositeResourceDefinition' };
 const CRDS_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 /** How soon to look again at a CRD that is not Established yet, or at XRs still being deleted. */
 const RECHECK_MS = 500;
@@ -80,15 +70,6 @@ export interface DefinitionControllerOptions {
   now?: () => Date;
 }
 
-type XrdObject = CompositeResourceDefinition & {
-  metadata: CompositeResourceDefinition['metadata'] & {
-    finalizers?: string[];
-    deletionTimestamp?: string;
-    resourceVersion?: string;
-  };
-  status?: Record<string, unknown> & { conditions?: Condition[] };
-};
-
 /**
  * The XRD controller (docs/architecture.md#the-xrd-controller-and-the-other-controllers): validates each
  * CompositeResourceDefinition, applies the CRD of its XRs, waits for it to be Established, runs one composite
@@ -99,6 +80,7 @@ export class DefinitionController implements Lifecycle {
   readonly name = CONTROLLER_NAME;
   private readonly queue: ReconcileQueue;
   private readonly running: RunningControllers;
+  private readonly writer: XrdWriter;
   private lease: InformerLease | undefined;
   private readonly now: () => Date;
   /** Until start() resolves: marks an XRD cached at start as reconciled once. */
@@ -106,6 +88,7 @@ export class DefinitionController implements Lifecycle {
 
   constructor(private readonly options: DefinitionControllerOptions) {
     this.now = options.now ?? (() => new Date());
+    this.writer = new XrdWriter(options.client, options.events);
     this.queue = xrdQueue({
       name: CONTROLLER_NAME,
       metrics: options.metrics,
@@ -174,12 +157,12 @@ export class DefinitionController implements Lifecycle {
     const problems = validateXrd(xrd);
     if (problems.length > 0) {
       const text = `invalid CompositeResourceDefinition: ${problems.join('; ')}`;
-      this.event(xrd, 'Warning', 'RenderCRD', text);
+      this.writer.event(xrd, 'Warning', 'RenderCRD', text);
       status.setCondition({ type: 'Established', status: 'False', reason: 'InvalidDefinition', message: text });
-      await this.writeStatus(xrd, status);
+      await this.writer.writeStatus(xrd, status);
       return {};
     }
-    await this.addFinalizer(xrd, DEFINITION_FINALIZER);
+    await this.writer.addFinalizer(xrd, DEFINITION_FINALIZER);
     // A CRD the API server refuses throws after reporting it; the running controller and the stored CRD stay.
     const applied = await this.applyCrd(xrd, renderXrCrd(xrd), XR_CRD, status);
     if (!applied) return {};
@@ -190,7 +173,7 @@ export class DefinitionController implements Lifecycle {
         reason: WAITING_FOR_XR_CRD,
         message: 'waiting for composite resource CustomResourceDefinition to be established',
       });
-      await this.writeStatus(xrd, status);
+      await this.writer.writeStatus(xrd, status);
       return { requeueAfterMs: RECHECK_MS };
     }
     if (!(await this.rightsGranted(key, xrd, status))) return { requeueAfterMs: RIGHTS_RECHECK_MS };
@@ -203,7 +186,7 @@ export class DefinitionController implements Lifecycle {
     const offered = await this.offerClaims(key, xrd, status, signal);
     if (offered) controllers.compositeResourceClaimType = offered;
     status.set('controllers', controllers);
-    await this.writeStatus(xrd, status);
+    await this.writer.writeStatus(xrd, status);
     return offered === false ? { requeueAfterMs: RECHECK_MS } : {};
   }
 
@@ -220,7 +203,7 @@ export class DefinitionController implements Lifecycle {
     const names = claimNamesOf(xrd);
     const running = this.running.get(key);
     if (!names || !this.options.newClaim || !running) return undefined;
-    await this.addFinalizer(xrd, OFFERED_FINALIZER);
+    await this.writer.addFinalizer(xrd, OFFERED_FINALIZER);
     const applied = await this.applyCrd(xrd, renderClaimCrd(xrd, names), CLAIM_CRD, status).catch(
       async (err: unknown) => {
         await this.keepServingClaims(key, xrd, names, signal);
@@ -294,9 +277,9 @@ export class DefinitionController implements Lifecycle {
       : `grant them with a ClusterRole labelled ${AGGREGATE_TO_COMPOSITOR_LABEL}: "true", or run with --manage-composite-rbac`;
     const text = `compositor may not ${missing.join(', ')} in API group ${xrd.spec.group}: ${grant}`;
     const established = xrd.status?.conditions?.find((c) => c.type === 'Established');
-    if (established?.reason !== MISSING_RBAC) this.event(xrd, 'Warning', 'EstablishComposite', text);
+    if (established?.reason !== MISSING_RBAC) this.writer.event(xrd, 'Warning', 'EstablishComposite', text);
     status.setCondition({ type: 'Established', status: 'False', reason: MISSING_RBAC, message: text });
-    await this.writeStatus(xrd, status);
+    await this.writer.writeStatus(xrd, status);
     return false;
   }
 
@@ -306,7 +289,7 @@ export class DefinitionController implements Lifecycle {
     if (running) {
       running.xrd = xrd;
       if (running.generation === xrd.metadata.generation) return;
-      this.event(
+      this.writer.event(
         xrd,
         'Normal',
         'RestartComposite',
@@ -320,8 +303,8 @@ export class DefinitionController implements Lifecycle {
   private async delete(xrd: XrdObject, status: StatusDraft, signal: AbortSignal): Promise<ReconcileResult> {
     const { client } = this.options;
     status.setCondition({ type: 'Established', status: 'False', reason: 'TerminatingCompositeResource' });
-    await this.writeStatus(xrd, status).catch(() => undefined);
-    const finalizers = new FinalizerList(xrd, (patch) => this.patchXrd(xrd.metadata.name, patch));
+    await this.writer.writeStatus(xrd, status).catch(() => undefined);
+    const finalizers = this.writer.finalizers(xrd);
     const claims = await this.clearClaims(xrd, signal);
     if (claims === 'waiting') return { requeueAfterMs: DELETION_RECHECK_MS };
     // As upstream's offered controller: only once the claim CRD is gone.
@@ -330,19 +313,20 @@ export class DefinitionController implements Lifecycle {
     if (crd && controlledBy(crd, xrd)) {
       const xrType = typeOf(xrd);
       const plural = xrd.spec.names.plural;
-      const remaining = await this.deleteAll(
+      const remaining = await deleteAll(
+        this.options.client,
         `/apis/${xrType.apiVersion}/${plural}`,
         (ns, name) => `/apis/${xrType.apiVersion}${ns ? `/namespaces/${ns}` : ''}/${plural}/${name}`,
       );
       if (remaining > 0) {
-        this.event(xrd, 'Normal', 'TerminateComposite', 'waiting for defined composite resources to be deleted');
+        this.writer.event(xrd, 'Normal', 'TerminateComposite', 'waiting for defined composite resources to be deleted');
         return { requeueAfterMs: DELETION_RECHECK_MS };
       }
       await this.running.stop(xrd.metadata.name, signal);
       await client.request('DELETE', `${CRDS_PATH}/${xrd.metadata.name}`).catch((err: unknown) => {
         if (!isNotFound(err)) throw err;
       });
-      this.event(
+      this.writer.event(
         xrd,
         'Normal',
         'TerminateComposite',
@@ -369,12 +353,13 @@ export class DefinitionController implements Lifecycle {
       return 'cleared';
     }
     const { apiVersion } = typeOf(xrd);
-    const remaining = await this.deleteAll(
+    const remaining = await deleteAll(
+      this.options.client,
       `/apis/${apiVersion}/${names.plural}`,
       (ns, name) => `/apis/${apiVersion}/namespaces/${ns ?? ''}/${names.plural}/${name}`,
     );
     if (remaining > 0) {
-      this.event(xrd, 'Normal', 'TerminateClaim', 'waiting for composite resource claims to be deleted');
+      this.writer.event(xrd, 'Normal', 'TerminateClaim', 'waiting for composite resource claims to be deleted');
       return 'waiting';
     }
     await this.running.stopClaim(xrd.metadata.name, signal);
@@ -382,26 +367,6 @@ export class DefinitionController implements Lifecycle {
       if (!isNotFound(err)) throw err;
     });
     return 'deleting';
-  }
-
-  /** Deletes every object of a collection not already going; returns how many still exist. */
-  private async deleteAll(
-    collection: string,
-    pathOf: (namespace: string | undefined, name: string) => string,
-  ): Promise<number> {
-    const { client } = this.options;
-    const list = await client.request<{ items?: XrdObject[] }>('GET', collection).catch((err: unknown) => {
-      if (isNotFound(err)) return { items: [] };
-      throw err;
-    });
-    const items = list.items ?? [];
-    for (const item of items.filter((i) => !i.metadata.deletionTimestamp)) {
-      const ns = (item.metadata as { namespace?: string }).namespace;
-      await client.request('DELETE', pathOf(ns, item.metadata.name)).catch((err: unknown) => {
-        if (!isNotFound(err)) throw err;
-      });
-    }
-    return items.length;
   }
 
   private getCrd(name: string): Promise<CustomResourceDefinition | undefined> {
@@ -436,7 +401,7 @@ export class DefinitionController implements Lifecycle {
       },
     );
     if (applied.metadata.resourceVersion !== existing?.metadata.resourceVersion) {
-      this.event(xrd, 'Normal', role.eventReason, `Applied ${role.noun}: ${crd.metadata.name}`);
+      this.writer.event(xrd, 'Normal', role.eventReason, `Applied ${role.noun}: ${crd.metadata.name}`);
     }
     return applied;
   }
@@ -455,73 +420,8 @@ export class DefinitionController implements Lifecycle {
     const condition: ConditionInput = { type: role.condition, status: 'False', ...failure };
     status.setCondition(condition);
     if (!sameCondition(stored, status.condition(role.condition))) {
-      this.event(xrd, 'Warning', role.eventReason, failure.message);
+      this.writer.event(xrd, 'Warning', role.eventReason, failure.message);
     }
-    await this.writeStatus(xrd, status);
-  }
-
-  /**
-   * Adds a finalizer with a guarded JSON patch rather than an apply: the XRD's two finalizers come and go at
-   * different times, and a field manager that applied one list and then another would drop the first.
-   */
-  private async addFinalizer(xrd: XrdObject, finalizer: string): Promise<void> {
-    const patch = addFinalizerPatch(xrd.metadata.finalizers, finalizer, xrd.metadata.resourceVersion);
-    if (patch) await this.patchXrd(xrd.metadata.name, patch);
-  }
-
-  private async patchXrd(name: string, patch: unknown): Promise<void> {
-    await this.options.client
-      .request('PATCH', `/apis/${XRD.apiVersion}/compositeresourcedefinitions/${name}`, {
-        body: patch,
-        contentType: CONTENT_TYPE.jsonPatch,
-        query: { fieldManager: DEFINITION_FIELD_MANAGER },
-      })
-      .catch((err: unknown) => {
-        if (!isNotFound(err)) throw err;
-      });
-  }
-
-  private async writeStatus(xrd: XrdObject, status: StatusDraft): Promise<void> {
-    if (status.unchanged()) return;
-    await this.options.client.request(
-      'PATCH',
-      `/apis/${XRD.apiVersion}/compositeresourcedefinitions/${xrd.metadata.name}/status`,
-      {
-        body: {
-          apiVersion: XRD.apiVersion,
-          kind: XRD.kind,
-          metadata: { name: xrd.metadata.name },
-          status: status.toStatus(),
-        },
-        contentType: CONTENT_TYPE.apply,
-        query: { fieldManager: DEFINITION_FIELD_MANAGER, force: true },
-      },
-    );
-  }
-
-  private event(xrd: XrdObject, type: 'Normal' | 'Warning', reason: string, text: string): void {
-    this.options.events.event(
-      { apiVersion: XRD.apiVersion, kind: XRD.kind, metadata: xrd.metadata },
-      { type, reason, message: text },
-    );
-  }
-}
-
-/** An XRD's finalizers as this reconcile has left them, so a second removal tests the list after the first. */
-class FinalizerList {
-  private current: string[];
-
-  constructor(
-    xrd: XrdObject,
-    private readonly patch: (patch: unknown) => Promise<void>,
-  ) {
-    this.current = [...(xrd.metadata.finalizers ?? [])];
-  }
-
-  async remove(finalizer: string): Promise<void> {
-    const patch = removeFinalizerPatch(this.current, finalizer);
-    if (!patch) return;
-    await this.patch(patch);
-    this.current = this.current.filter((f) => f !== finalizer);
+    await this.writer.writeStatus(xrd, status);
   }
 }
