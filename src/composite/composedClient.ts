@@ -149,15 +149,8 @@ export class ComposedClient implements ComposedResources {
     signal: AbortSignal,
   ): Promise<string | undefined> {
     const { apiVersion, kind, metadata } = object;
-    const existing = await this.get(
-      xr,
-      { apiVersion, kind, name: metadata.name, namespace: metadata.namespace },
-      {
-        live: NO_LIVE_READS,
-        signal,
-      },
-    );
-    return controlConflict(xr, name, existing);
+    const ref = { apiVersion, kind, name: metadata.name, namespace: metadata.namespace };
+    return controlConflict(xr, name, await this.get(xr, ref, { live: NO_LIVE_READS, signal }));
   }
 
   /** Applies one desired resource; what the API server refuses as invalid (422) comes back as the refusal. */
