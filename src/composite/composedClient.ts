@@ -13,8 +13,12 @@ import { controllerOf, RESOURCE_NAME_ANNOTATION, type ComposedObject } from './c
 import { appliesAs, composedFieldOwner, previousComposedFieldOwner, type ManagedFieldsEntry } from './fieldOwners.js';
 import type { ComposedCache } from './composedCache.js';
 import { mapLimited } from './limitedParallel.js';
+import { controlConflict, observedOf } from './tenancy.js';
 import { objectKey } from '../watch/index.js';
 import type { ResourceRef } from './xr.js';
+
+/** A lookup that reads every kind from its cache when synced. */
+const NO_LIVE_READS: ReadonlySet<string> = new Set();
 
 /** --max-concurrent-applies: composed resources one XR applies (or deletes) at once. */
 export const DEFAULT_MAX_CONCURRENT_APPLIES = 8;
@@ -83,9 +87,10 @@ export class ComposedClient implements ComposedResources {
   async observe(xr: Xr, refs: readonly ResourceRef[]): Promise<Map<string, ComposedObject>> {
     const observed = new Map<string, ComposedObject>();
     const live = this.options.composed.takeLiveReads(objectKey(xr));
-    const found = await Promise.all(refs.filter((r) => r.name).map((ref) => this.get(xr, ref, live)));
+    const found = await Promise.all(refs.filter((r) => r.name).map((ref) => this.get(xr, ref, { live })));
     for (const object of found) {
       if (!object) continue;
+      // As upstream: another object's resource is treated as absent (not observed, never deleted, never applied).
       const controller = controllerOf(object);
       if (controller && controller.uid !== xr.metadata.uid) continue;
       const name = object.metadata.annotations?.[RESOURCE_NAME_ANNOTATION];
@@ -94,7 +99,8 @@ export class ComposedClient implements ComposedResources {
           `encountered composed resource without required "${RESOURCE_NAME_ANNOTATION}" annotation: ${describe(object)}`,
         );
       }
-      observed.set(name, object);
+      const seen = observed.get(name);
+      observed.set(name, seen ? observedOf(xr, seen, object) : object);
     }
     return observed;
   }
@@ -102,9 +108,10 @@ export class ComposedClient implements ComposedResources {
   /**
    * --max-concurrent-applies at once (upstream applies them one after another). Resources in one desired state have
    * no ordering between them: a function that makes one wait for another's readiness leaves it out until then, so
-   * ordering comes from successive passes. A resource the API server refuses as invalid gets a Warning event and is
-   * reported unsynced while the others are still applied; any other failure stops further applies and the first in
-   * desired order is thrown, once the applies in flight have settled.
+   * ordering comes from successive passes. A resource that would land on an object another object controls, and one
+   * the API server refuses as invalid, gets a Warning event and is reported unsynced while the others are still
+   * applied (as upstream, where the API server refuses a second controller reference as invalid); any other failure
+   * stops further applies and the first in desired order is thrown, once the applies in flight have settled.
    */
   async apply(
     xr: Xr,
@@ -115,29 +122,56 @@ export class ComposedClient implements ComposedResources {
     const changed = desired.filter(({ name, object }) => !isApplied(object, observed.get(name)));
     const written: ComposedObject[] = [];
     const returned = new Map<string, ComposedObject>();
-    const invalid = await mapLimited(
+    const refused = await mapLimited(
       changed,
       this.limit,
       async ({ name, object }) => {
-        try {
-          const trackEcho = !this.isOwnKind(object);
-          const fieldManager = composedFieldOwner(xr);
-          const result = await serverSideApply(this.options, object, { fieldManager, signal, trackEcho });
-          await this.releasePreviousOwner(xr, result, { signal, trackEcho });
-          if (trackEcho) written.push(result);
-          returned.set(name, result);
-          return false;
-        } catch (err) {
-          if (!(err instanceof ApiError) || err.status !== 422) throw err;
-          const message = `cannot apply composed resource "${name}": ${err.message}`;
-          this.options.events.event(xr, { type: 'Warning', reason: 'ComposeResources', message });
-          return true;
-        }
+        const conflict = observed.has(name) ? undefined : await this.conflictOf(xr, name, object, signal);
+        const refusal = conflict ?? (await this.applyOne(xr, { name, object }, { signal, written, returned }));
+        if (refusal === undefined) return false;
+        this.options.events.event(xr, { type: 'Warning', reason: 'ComposeResources', message: refusal });
+        return true;
       },
       { signal },
     );
-    const unsynced = changed.filter((_, i) => invalid[i]).map((d) => d.name);
-    return { unsynced, wrote: changed.length > 0, written, returned };
+    const unsynced = changed.filter((_, i) => refused[i]).map((d) => d.name);
+    return { unsynced, wrote: returned.size > 0, written, returned };
+  }
+
+  /**
+   * Why a desired resource that is not observed may not be applied: it may exist all the same (a function chose its
+   * name, or it fell out of resourceRefs), and one another object controls is refused without a write (tenancy.ts).
+   */
+  private async conflictOf(
+    xr: Xr,
+    name: string,
+    object: ComposedObject,
+    signal: AbortSignal,
+  ): Promise<string | undefined> {
+    const { apiVersion, kind, metadata } = object;
+    const ref = { apiVersion, kind, name: metadata.name, namespace: metadata.namespace };
+    return controlConflict(xr, name, await this.get(xr, ref, { live: NO_LIVE_READS, signal }));
+  }
+
+  /** Applies one desired resource; what the API server refuses as invalid (422) comes back as the refusal. */
+  private async applyOne(
+    xr: Xr,
+    { name, object }: Pick<DesiredResource, 'name' | 'object'>,
+    into: { signal: AbortSignal; written: ComposedObject[]; returned: Map<string, ComposedObject> },
+  ): Promise<string | undefined> {
+    const { signal } = into;
+    try {
+      const trackEcho = !this.isOwnKind(object);
+      const fieldManager = composedFieldOwner(xr);
+      const result = await serverSideApply(this.options, object, { fieldManager, signal, trackEcho });
+      await this.releasePreviousOwner(xr, result, { signal, trackEcho });
+      if (trackEcho) into.written.push(result);
+      into.returned.set(name, result);
+      return undefined;
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status !== 422) throw err;
+      return `cannot apply composed resource "${name}": ${err.message}`;
+    }
   }
 
   async collectGarbage(
@@ -174,19 +208,25 @@ export class ComposedClient implements ComposedResources {
     return this.options.maxConcurrentApplies ?? DEFAULT_MAX_CONCURRENT_APPLIES;
   }
 
-  /** A composed resource from its kind's cache, or from the API server when not synced or in `live`. */
-  private async get(xr: Xr, ref: ResourceRef, live: ReadonlySet<string>): Promise<ComposedObject | undefined> {
+  /**
+   * A composed resource from its kind's cache, or from the API server when not synced or in `live`. A namespaced XR
+   * reads only in its own namespace, whatever a ref says (refs are the XR's editor's to write), and never a
+   * cluster-scoped kind, which it cannot compose: such a ref reads as absent. A cluster XR's refs carry their namespace.
+   */
+  private async get(
+    xr: Xr,
+    ref: ResourceRef,
+    { live, signal }: { live: ReadonlySet<string>; signal?: AbortSignal },
+  ): Promise<ComposedObject | undefined> {
     const { discovery, client, xrType, composed } = this.options;
-    // A namespaced XR composes only in its own namespace; a cluster XR's refs carry theirs.
+    const info = await discovery.resolve(ref.apiVersion, ref.kind);
+    if (xrType.namespaced && !info.namespaced) return undefined;
     const namespace = xrType.namespaced ? xr.metadata.namespace : ref.namespace;
     const store = live.has(`${ref.apiVersion}/${ref.kind}`) ? undefined : composed.store(ref.apiVersion, ref.kind);
-    if (store) {
-      const info = await discovery.resolve(ref.apiVersion, ref.kind);
-      return store.get(info.namespaced && namespace ? `${namespace}/${ref.name}` : ref.name);
-    }
+    if (store) return store.get(info.namespaced && namespace ? `${namespace}/${ref.name}` : ref.name);
     composed.readBeforeSync(ref.apiVersion, ref.kind, objectKey(xr));
     const path = await discovery.path(ref.apiVersion, ref.kind, ref.name, namespace);
-    return getIfExists<ComposedObject>(client, path);
+    return getIfExists<ComposedObject>(client, path, signal);
   }
 
   private async deleteOne(xr: Xr, name: string, object: ComposedObject, signal: AbortSignal): Promise<void> {

@@ -16,6 +16,7 @@ import {
   reportFailure,
   StatusDraft,
   unreadyMessage,
+  unsyncedMessage,
   withJitter,
   type EffectivePollInterval,
   type PollIntervalFlags,
@@ -153,7 +154,7 @@ export class CompositeReconciler {
     // The machinery apply may have moved the generation: the conditions say they observed the one written.
     status.observeGeneration(xr.metadata.generation);
     if (composed.unsynced.length > 0) {
-      status.setCondition(reconcileError(`Unsynced resources: ${[...composed.unsynced].sort().join(', ')}`));
+      status.setCondition(reconcileError(unsyncedMessage(composed.unsynced)));
     } else {
       status.setCondition(RECONCILE_SUCCESS);
     }

@@ -42,15 +42,20 @@ export function sameCondition(a: Condition | undefined, b: Condition | undefined
  * never flaps between reconciles, the first three named so a large composition does not make a huge condition.
  */
 export function unreadyMessage(names: readonly string[], shown = 3): string {
+  return `Unready resources: ${firstNAndSomeMore(names, shown)}`;
+}
+
+/** "Unsynced resources: a, b, c, and 2 more": the composed resources not applied, written as unreadyMessage. */
+export function unsyncedMessage(names: readonly string[], shown = 3): string {
+  return `Unsynced resources: ${firstNAndSomeMore(names, shown)}`;
+}
+
+function firstNAndSomeMore(names: readonly string[], shown: number): string {
   // crossplane-runtime resource.FirstNAndSomeMore: exactly `shown` names read "a, b, and c".
   const sorted = [...names].sort();
-  if (sorted.length > shown) {
-    return `Unready resources: ${sorted.slice(0, shown).join(', ')}, and ${sorted.length - shown} more`;
-  }
-  if (sorted.length === shown && shown > 1) {
-    return `Unready resources: ${sorted.slice(0, -1).join(', ')}, and ${sorted.at(-1) ?? ''}`;
-  }
-  return `Unready resources: ${sorted.join(', ')}`;
+  if (sorted.length > shown) return `${sorted.slice(0, shown).join(', ')}, and ${sorted.length - shown} more`;
+  if (sorted.length === shown && shown > 1) return `${sorted.slice(0, -1).join(', ')}, and ${sorted.at(-1) ?? ''}`;
+  return sorted.join(', ');
 }
 
 /** A condition as a reconciler sets it: the draft stamps the generation and the transition time. */

@@ -11,6 +11,7 @@ export {
   sameCondition,
   setCondition,
   unreadyMessage,
+  unsyncedMessage,
   type Condition,
   type ConditionInput,
 } from './conditions.js';

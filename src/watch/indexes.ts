@@ -40,7 +40,8 @@ export const resourceRefsIndex: IndexFunction = (xr) => {
             apiVersion: ref.apiVersion,
             kind: ref.kind,
             name: ref.name,
-            namespace: ref.namespace ?? xr.metadata.namespace,
+            // A namespaced XR's refs are in its own namespace, whatever they say (as the reconciler reads them).
+            namespace: xr.metadata.namespace ?? ref.namespace,
           }),
         ]
       : [],

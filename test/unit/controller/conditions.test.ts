@@ -5,6 +5,7 @@ import {
   sameCondition,
   setCondition,
   unreadyMessage,
+  unsyncedMessage,
 } from '../../../src/controller/index.js';
 
 describe('controller/conditions', () => {
@@ -37,6 +38,11 @@ describe('controller/conditions', () => {
       expect(unreadyMessage(names)).to.equal(want);
     });
   }
+
+  it('writes the unsynced message the same way, as upstream (refusals of many resources stay short)', () => {
+    expect(unsyncedMessage(['b'])).to.equal('Unsynced resources: b');
+    expect(unsyncedMessage(['e', 'd', 'c', 'b', 'a'])).to.equal('Unsynced resources: a, b, c, and 2 more');
+  });
 });
 
 describe('controller/pendingReconcileRequest', () => {

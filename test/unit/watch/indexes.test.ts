@@ -23,9 +23,18 @@ describe('watch/indexes', () => {
     },
   };
 
-  it('indexes a v2 XR by the composed resources it references, defaulting to its own namespace', () => {
+  it('indexes a namespaced XR by the composed resources it references, all in its own namespace', () => {
+    // A ref naming another namespace (written by whoever may edit the XR) is read in the XR's, so it maps there.
     expect(resourceRefsIndex(modern)).to.deep.equal([
       composedRefKey({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'app-1', namespace: 'team-a' }),
+      composedRefKey({ apiVersion: 'v1', kind: 'ConfigMap', name: 'cfg', namespace: 'team-a' }),
+    ]);
+  });
+
+  it('indexes a cluster XR by its refs with the namespace each names', () => {
+    const cluster = { ...modern, metadata: { name: 'app' } };
+    expect(resourceRefsIndex(cluster)).to.deep.equal([
+      composedRefKey({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'app-1' }),
       composedRefKey({ apiVersion: 'v1', kind: 'ConfigMap', name: 'cfg', namespace: 'other' }),
     ]);
   });
