@@ -60,6 +60,7 @@ function render(inputs: Inputs): Json[] {
       writeDocs(dir, 'composition.yaml', [inputs.composition]),
       writeDocs(dir, 'functions.yaml', inputs.functions),
       '--include-events',
+      '--include-deleted',
     ];
     if (inputs.observed.length > 0)
       args.push(`--observed-resources=${writeDocs(dir, 'observed.yaml', inputs.observed)}`);
