@@ -30,12 +30,6 @@ function child(object: JsonObject, key: string): JsonObject {
   return created;
 }
 
-/** The object with apiVersion, kind and metadata first, as people read manifests. */
-function ordered(object: JsonObject): JsonObject {
-  const { apiVersion = '', kind = '', metadata = {}, ...rest } = object;
-  return { apiVersion, kind, metadata, ...rest };
-}
-
 function readyCondition(out: PipelineOutput): JsonObject {
   const ready = out.desired.composite?.ready;
   const unready = Object.entries(out.desired.resources ?? {})
@@ -162,7 +156,7 @@ export function renderComposed(xr: JsonObject, name: string, desired: Resource, 
       blockOwnerDeletion: true,
     },
   ];
-  return ordered(rendered);
+  return rendered;
 }
 
 export interface RenderExtras {
