@@ -66,6 +66,117 @@ const CLUSTER_WITHOUT_UID = [
   '',
 ].join('\n');
 
+/** A cluster-scoped App whose file carries a uid; its image "yes" would read back as a boolean unquoted. */
+const CLUSTER_WITH_UID = [
+  'apiVersion: example.crossplane.io/v1',
+  'kind: App',
+  'metadata:',
+  '  name: platform',
+  '  uid: 0c9e7d52-3a41-4f6b-8e2d-91b5a7c3f604',
+  'spec:',
+  '  image: "yes"',
+  '  replicas: 1',
+  '',
+].join('\n');
+
+const CLUSTER_WITH_UID_OUTPUT = `---
+apiVersion: example.crossplane.io/v1
+kind: App
+metadata:
+  name: platform
+spec:
+  crossplane:
+    resourceRefs:
+    - apiVersion: v1
+      kind: ConfigMap
+      name: platform-c0876ad5d3be
+status:
+  conditions:
+  - lastTransitionTime: "2024-01-01T00:00:00Z"
+    reason: WatchCircuitClosed
+    status: "True"
+    type: Responsive
+  - lastTransitionTime: "2024-01-01T00:00:00Z"
+    reason: ReconcileSuccess
+    status: "True"
+    type: Synced
+  - lastTransitionTime: "2024-01-01T00:00:00Z"
+    message: 'Unready resources: settings'
+    reason: Creating
+    status: "False"
+    type: Ready
+---
+apiVersion: v1
+data:
+  image: "yes"
+  replicas: "1"
+kind: ConfigMap
+metadata:
+  annotations:
+    crossplane.io/composition-resource-name: settings
+  generateName: platform-
+  labels:
+    crossplane.io/composite: platform
+  name: platform-c0876ad5d3be
+  ownerReferences:
+  - apiVersion: example.crossplane.io/v1
+    blockOwnerDeletion: true
+    controller: true
+    kind: App
+    name: platform
+    uid: 0c9e7d52-3a41-4f6b-8e2d-91b5a7c3f604
+`;
+
+/** examples/render/observed-resources.yaml: the observed name is kept, the status patch and auto-ready apply. */
+const EXAMPLE_OBSERVED_OUTPUT = `---
+apiVersion: example.crossplane.io/v1
+kind: App
+metadata:
+  name: example
+  namespace: default
+spec:
+  crossplane:
+    resourceRefs:
+    - apiVersion: v1
+      kind: ConfigMap
+      name: example-3f1d2c4b5a69
+status:
+  conditions:
+  - lastTransitionTime: "2024-01-01T00:00:00Z"
+    reason: WatchCircuitClosed
+    status: "True"
+    type: Responsive
+  - lastTransitionTime: "2024-01-01T00:00:00Z"
+    reason: ReconcileSuccess
+    status: "True"
+    type: Synced
+  - lastTransitionTime: "2024-01-01T00:00:00Z"
+    reason: Available
+    status: "True"
+    type: Ready
+  image: nginx:1.27
+---
+apiVersion: v1
+data:
+  image: nginx:1.27
+  replicas: "2"
+kind: ConfigMap
+metadata:
+  annotations:
+    crossplane.io/composition-resource-name: settings
+  labels:
+    crossplane.io/composite: example
+  name: example-3f1d2c4b5a69
+  namespace: default
+  ownerReferences:
+  - apiVersion: example.crossplane.io/v1
+    blockOwnerDeletion: true
+    controller: true
+    kind: App
+    name: example
+    uid: b3007f27-740f-5564-aaaa-e69bcac25be6
+`;
+
 const EXAMPLE_FULL_XR_WITH_RESULTS = `---
 apiVersion: example.crossplane.io/v1
 kind: App
@@ -290,6 +401,11 @@ describe('cli/render output equals crank v2.3.4', () => {
       options: () => ({}),
       want: () => EXAMPLE_OUTPUT,
     },
+    exampleWithObservedResources: {
+      reason: 'an observed composed resource keeps its name and feeds the XR status; auto-ready makes the XR Ready',
+      options: () => ({ observedResources: join(examples, 'render', 'observed-resources.yaml') }),
+      want: () => EXAMPLE_OBSERVED_OUTPUT,
+    },
     exampleWithFullXrAndResults: {
       reason: '-x merges the rendered XR into the input XR; -r appends the events as Results, in order',
       options: () => ({ includeFullXr: true, includeFunctionResults: true }),
@@ -304,6 +420,11 @@ describe('cli/render output equals crank v2.3.4', () => {
       reason: 'a cluster-scoped XR gets the uid of an empty namespace; its composed resources get no namespace',
       options: () => ({ xr: tempFile('xr.yaml', CLUSTER_WITHOUT_UID) }),
       want: () => CLUSTER_WITHOUT_UID_OUTPUT,
+    },
+    clusterScopedWithUid: {
+      reason: 'a cluster-scoped XR keeps the uid its file has; a string that reads as a boolean is double-quoted',
+      options: () => ({ xr: tempFile('xr.yaml', CLUSTER_WITH_UID) }),
+      want: () => CLUSTER_WITH_UID_OUTPUT,
     },
   };
 
