@@ -251,8 +251,9 @@ export function renderDocuments(xr: JsonObject, out: PipelineOutput, extras: Ren
   const printed = extras.inputXr === undefined ? composite : fullXr(extras.inputXr, composite);
   const docs: JsonObject[] = [printed, ...composed].map(withStableConditions);
   if (extras.includeResults) docs.push(...resultDocuments(extras.events ?? []));
-  if (extras.includeContext) {
-    docs.push({ apiVersion: RENDER_API_VERSION, kind: 'Context', fields: out.context ?? {} });
+  // crank captures the context in a last pipeline step; a step before it that returned none leaves nothing to print.
+  if (extras.includeContext && out.context !== undefined) {
+    docs.push({ apiVersion: RENDER_API_VERSION, kind: 'Context', fields: out.context });
   }
   if (extras.includeEvents === true) docs.push(...eventDocuments(extras.events ?? []));
   if (extras.includeDeleted === true) docs.push(...deletedDocuments(xr, out, extras.observed));
