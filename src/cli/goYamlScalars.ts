@@ -94,20 +94,22 @@ export function analyzeScalar(value: string): ScalarAnalysis {
   };
 }
 
-const RESOLVED_WORDS = new Set(
-  [
-    'y Y yes Yes YES true True TRUE on On ON',
-    'n N no No NO false False FALSE off Off OFF',
-    '~ null Null NULL .nan .NaN .NAN .inf .Inf .INF +.inf +.Inf +.INF -.inf -.Inf -.INF',
-  ]
-    .join(' ')
-    .split(' '),
-);
+/** resolve.go's resolveMap: the words a plain scalar reads as a boolean, null or special float. */
+const WORDS = new Map<string, boolean | number | null>([
+  ...'y Y yes Yes YES true True TRUE on On ON'.split(' ').map((w) => [w, true] as const),
+  ...'n N no No NO false False FALSE off Off OFF'.split(' ').map((w) => [w, false] as const),
+  ...'~ null Null NULL'.split(' ').map((w) => [w, null] as const),
+  ...'.nan .NaN .NAN'.split(' ').map((w) => [w, Number.NaN] as const),
+  ...'.inf .Inf .INF +.inf +.Inf +.INF'.split(' ').map((w) => [w, Number.POSITIVE_INFINITY] as const),
+  ...'-.inf -.Inf -.INF'.split(' ').map((w) => [w, Number.NEGATIVE_INFINITY] as const),
+]);
 
 const INT64_MIN = -(2n ** 63n);
 const UINT64_MAX = 2n ** 64n - 1n;
 const YAML_STYLE_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
 const GO_INT = /^[-+]?(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)$/;
+/** resolve.go's last try: 0b followed by a signed binary number that ParseInt base 0 rejected. */
+const GO_BINARY_FALLBACK = /^(-?)0b([-+]?)([01]+)$/;
 const BASE60_FLOAT = /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$/;
 
 /** strconv.ParseInt(s, 0, 64) or ParseUint(s, 0, 64) succeeds (the sign only for ParseInt). */
@@ -142,17 +144,66 @@ function isTimestamp(s: string): boolean {
   return timeOk && validDate(n(1), n(2), n(3));
 }
 
-/** resolve("", s) of resolve.go returns a tag other than !!str: the plain scalar would read back as another type. */
-function resolvesToOtherType(s: string): boolean {
-  if (s === '' || RESOLVED_WORDS.has(s)) return true;
+/** strconv.ParseFloat of a scalar that starts with a dot: `.5`, `.5e3`, digits separated by underscores. */
+function isDotFloat(s: string): boolean {
+  return /^\.[0-9](_?[0-9])*([eE][-+]?[0-9](_?[0-9])*)?$/.test(s) && isFiniteFloat(s.replaceAll('_', ''));
+}
+
+/** The tag go-yaml's resolve.go gives a plain scalar. */
+export type PlainTag = 'str' | 'bool' | 'null' | 'int' | 'float' | 'timestamp';
+
+function wordTag(word: boolean | number | null): PlainTag {
+  if (word === null) return 'null';
+  return typeof word === 'boolean' ? 'bool' : 'float';
+}
+
+/** resolve("", s) of go-yaml v2's resolve.go: what a plain (unquoted, untagged) scalar reads as. */
+export function plainTag(s: string): PlainTag {
+  if (s === '') return 'null';
+  if (WORDS.has(s)) return wordTag(WORDS.get(s) ?? null);
   const first = s.charAt(0);
-  if (first === '.') return /^\.[0-9](_?[0-9])*([eE][-+]?[0-9](_?[0-9])*)?$/.test(s) && isFiniteFloat(s);
-  if (!/^[-+0-9]$/.test(first)) return false;
-  if (isTimestamp(s)) return true;
+  if (first === '.') return isDotFloat(s) ? 'float' : 'str';
+  if (!/^[-+0-9]$/.test(first)) return 'str';
+  if (isTimestamp(s)) return 'timestamp';
   const plain = s.replaceAll('_', '');
-  if (isGoInteger(plain)) return true;
-  if (YAML_STYLE_FLOAT.test(plain) && isFiniteFloat(plain)) return true;
-  return /^-?0b[-+]?[01]+$/.test(plain);
+  if (isGoInteger(plain)) return 'int';
+  if (YAML_STYLE_FLOAT.test(plain) && isFiniteFloat(plain)) return 'float';
+  return GO_BINARY_FALLBACK.test(plain) ? 'int' : 'str';
+}
+
+/** The integer strconv.ParseInt/ParseUint read (a JavaScript number: exact up to 2^53). */
+function goIntegerValue(plain: string): number {
+  const fallback = GO_BINARY_FALLBACK.exec(plain);
+  if (fallback !== null) {
+    const negative = (fallback[1] === '-') !== (fallback[2] === '-');
+    const magnitude = Number(BigInt(`0b${fallback[3] ?? '0'}`));
+    return negative ? -magnitude : magnitude;
+  }
+  const negative = plain.startsWith('-');
+  let body = plain.replace(/^[-+]/, '');
+  if (/^0[0-7]+$/.test(body)) body = `0o${body.slice(1)}`;
+  const magnitude = Number(BigInt(body));
+  return negative ? -magnitude : magnitude;
+}
+
+/**
+ * The value go-yaml v2 reads a plain scalar as when it decodes into interface{}, as sigs.k8s.io/yaml does for every
+ * input file: YAML 1.1 booleans (yes, on, y ...), null, Go integer literals (0x1F, 0o17, 0777 octal, 1_000) and
+ * floats; a timestamp stays text. Infinite and NaN floats come back as such; JSON cannot hold them.
+ */
+export function plainValue(s: string): boolean | number | null | string {
+  switch (plainTag(s)) {
+    case 'null':
+      return null;
+    case 'bool':
+      return WORDS.get(s) === true;
+    case 'int':
+      return goIntegerValue(s.replaceAll('_', ''));
+    case 'float':
+      return WORDS.get(s) ?? Number(s.replaceAll('_', ''));
+    default:
+      return s;
+  }
 }
 
 /**
@@ -171,7 +222,7 @@ export function afterJsonRoundTrip(value: string): string {
 export function stringScalar(text: string): Scalar {
   const value = afterJsonRoundTrip(text);
   if (value.includes('\n')) return { value, style: 'literal' };
-  const plain = !resolvesToOtherType(value) && !BASE60_FLOAT.test(value);
+  const plain = plainTag(value) === 'str' && !BASE60_FLOAT.test(value);
   return { value, style: plain ? 'plain' : 'double' };
 }
 
