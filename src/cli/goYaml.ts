@@ -328,6 +328,7 @@ function chompIndicator(chars: readonly string[]): string {
  */
 export function goYaml(value: JsonValue): string {
   const emitter = new Emitter();
-  emitter.document(value);
+  // Through JSON first, as the serializer marshals the object before JSONToYAML: absent (undefined) fields go.
+  emitter.document(JSON.parse(JSON.stringify(value)) as JsonValue);
   return emitter.text();
 }

@@ -213,6 +213,11 @@ describe('cli/goYaml', () => {
     });
   }
 
+  it('drops absent (undefined) fields as json.Marshal never sees them', () => {
+    const value = { a: 1, b: undefined } as unknown as JsonValue;
+    expect(goYaml(value)).to.equal('a: 1\n');
+  });
+
   it('reads U+0085 back as Go does: a raw NEL in the JSON text folds like a line break', () => {
     // Go's encoding/json leaves NEL unescaped; the YAML parser folds it and the spaces around it.
     expect(goYaml({ a: 'x \u0085 y', b: 'x\u0085\u0085y' })).to.equal('a: x y\nb: |-\n  x\n  y\n');
