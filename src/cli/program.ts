@@ -113,6 +113,7 @@ interface RenderFlags {
   includeFunctionResults?: boolean;
   includeContext?: boolean;
   includeEvents?: boolean;
+  includeDeleted?: boolean;
   includeFullXr?: boolean;
   xrd?: string;
   timeout: number;
@@ -128,8 +129,9 @@ function renderCommand(handlers: CommandHandlers, onExitCode: (code: number) => 
     .option('-e, --required-resources <path>', 'YAML file or directory of resources functions may require')
     .option('-r, --include-function-results', 'Also print the results functions returned')
     .option('-c, --include-context', 'Also print the final pipeline context')
-    .option('--include-events', 'Also print the events a reconcile would record')
-    .option('-x, --include-full-xr', "Also print the input XR's spec and metadata as they are")
+    .option('--include-events', 'Also print the events a reconcile would record (compositor only)')
+    .option('--include-deleted', 'Also print the observed resources the engine would delete (compositor only)')
+    .option('-x, --include-full-xr', 'Print the rendered XR merged into the input XR')
     .option(
       '--xrd <path>',
       "YAML file holding the XR's CompositeResourceDefinition (legacy XRs keep machinery at spec.*)",
@@ -152,6 +154,7 @@ function renderCommand(handlers: CommandHandlers, onExitCode: (code: number) => 
       if (flags.observedResources !== undefined) options.observedResources = flags.observedResources;
       if (flags.requiredResources !== undefined) options.requiredResources = flags.requiredResources;
       if (flags.includeEvents === true) options.includeEvents = true;
+      if (flags.includeDeleted === true) options.includeDeleted = true;
       if (flags.includeFullXr === true) options.includeFullXr = true;
       if (flags.xrd !== undefined) options.xrd = flags.xrd;
       onExitCode(await handlers.render(options));

@@ -2,7 +2,6 @@
 // desired state as YAML, like `crossplane render`. Built-in functions run in-process; any other Function must
 // carry the render.crossplane.io/runtime-development-target annotation naming a running function (compositor
 // starts no containers). A problem with an input file is one line naming the file, and exit code 1.
-import { stringify } from 'yaml';
 import {
   builtinFunctions,
   GrpcFunctionRunner,
@@ -23,6 +22,7 @@ import { readObject, readObjects, RenderInputError } from './renderInputs.js';
 import { withSchemaDefaults } from './renderDefaults.js';
 import { reconcileEvents } from './renderEvents.js';
 import { RESOURCE_NAME_ANNOTATION, renderDocuments } from './renderOutput.js';
+import { printDocuments } from './renderPrint.js';
 import { reconcilerView } from './renderXr.js';
 import type { Output } from './start.js';
 
@@ -34,7 +34,9 @@ export interface RenderOptions extends RenderFiles {
   includeFunctionResults: boolean;
   includeContext: boolean;
   includeEvents?: boolean;
-  /** -x, --include-full-xr: print the input XR's spec and metadata as they are, as crank does. */
+  /** Also print the observed resources the engine would delete (compositor's own flag). */
+  includeDeleted?: boolean;
+  /** -x, --include-full-xr: print the rendered XR merged into the input XR, as crank does. */
   includeFullXr?: boolean;
   /** The XRD of the XR's type: a legacy (v1, LegacyCluster) XRD puts the machinery at spec.* instead. */
   xrd?: string;
@@ -159,23 +161,15 @@ async function render(options: RenderOptions): Promise<string> {
       includeResults: options.includeFunctionResults,
       includeContext: options.includeContext,
       includeEvents: options.includeEvents,
+      includeDeleted: options.includeDeleted,
       legacy,
       events: reconcileEvents({ fileCompositionRef, compositionName, out }),
+      ...(options.includeFullXr === true ? { inputXr: defaulted } : {}),
     });
-    if (options.includeFullXr === true) copyInputXr(docs, file);
-    // YAML 1.1 quoting, as Go's sigs.k8s.io/yaml prints: timestamps, yes/no and the like stay strings.
-    return docs.map((d) => `---\n${stringify(d, { version: '1.1' })}`).join('');
+    return printDocuments(docs);
   } finally {
     grpc.close();
   }
-}
-
-/** -x, as crank's --include-full-xr: a direct copy of the input XR's spec and metadata in the printed XR. */
-function copyInputXr(docs: JsonObject[], file: JsonObject): void {
-  const [xr] = docs;
-  if (xr === undefined) return;
-  xr.metadata = file.metadata ?? {};
-  xr.spec = file.spec ?? {};
 }
 
 /** Runs render; 0 with the YAML on stdout, 1 with one line on stderr when the inputs or a function fail. */

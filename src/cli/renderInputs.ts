@@ -1,9 +1,12 @@
 // Reading and checking the files `compositor render` is given. Every problem is a RenderInputError with one line
-// that names the file and what is wrong with it, because users run render in CI and read its output there.
+// that names the file and what is wrong with it, because users run render in CI and read its output there. Files
+// read as crank reads them (sigs.k8s.io/yaml over go-yaml v2): YAML 1.1 plain scalars, so `yes` is true and 0777 is
+// 511, and anything quoted stays text.
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import { parseAllDocuments, visit, type Document } from 'yaml';
 import type { JsonObject } from '../functions/index.js';
+import { plainValue } from './goYamlScalars.js';
 
 export class RenderInputError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -30,14 +33,39 @@ async function readText(path: string, what: string): Promise<string> {
   }
 }
 
+/** Explicit tags go-yaml resolves a plain scalar with; any other tag (`!!str`, `!foo`) keeps the text. */
+const RESOLVING_TAGS = new Set(['tag:yaml.org,2002:bool', 'tag:yaml.org,2002:int', 'tag:yaml.org,2002:float']);
+
+/**
+ * Gives every plain scalar of a document (read with the failsafe schema, so all are text) the value go-yaml v2
+ * reads; returns the first value JSON cannot hold (.inf, .nan), which sigs.k8s.io/yaml rejects.
+ */
+function resolveGoScalars(doc: Document): string | undefined {
+  let notJson: string | undefined;
+  visit(doc, {
+    Scalar(_, node) {
+      if (node.value instanceof Uint8Array) node.value = Buffer.from(node.value).toString('utf8');
+      if (typeof node.value !== 'string' || node.type !== 'PLAIN') return;
+      if (node.tag !== undefined && !RESOLVING_TAGS.has(node.tag)) return;
+      const text = node.value;
+      node.value = plainValue(text);
+      if (typeof node.value === 'number' && !Number.isFinite(node.value)) notJson ??= text;
+    },
+  });
+  return notJson;
+}
+
 /** Every YAML document of a file; empty documents are skipped, anything but a mapping is an error. */
 export async function readDocuments(path: string, what: string): Promise<JsonObject[]> {
-  const docs = parseAllDocuments(await readText(path, what));
+  const docs = parseAllDocuments(await readText(path, what), { schema: 'failsafe', merge: true });
   const objects: JsonObject[] = [];
   for (const [i, doc] of docs.entries()) {
     const problem = doc.errors[0];
     if (problem !== undefined)
       throw new RenderInputError(`cannot parse ${what} "${path}": ${firstLine(problem.message)}`);
+    const notJson = resolveGoScalars(doc);
+    if (notJson !== undefined)
+      throw new RenderInputError(`cannot parse ${what} "${path}": ${notJson} is not a JSON number`);
     const value: unknown = doc.toJS();
     if (value === null || value === undefined) continue;
     if (!isObject(value))

@@ -1,13 +1,14 @@
 // What `compositor render` prints, as `crossplane render` prints it: the XR (the pipeline's desired composite,
 // with a Ready condition), then every desired composed resource with the metadata Crossplane would add, sorted by
-// composition resource name. Timestamps are fixed so the output is stable in CI diffs.
+// composition resource name, then -r's Results and -c's Context; compositor's own --include-events and
+// --include-deleted documents come last. Timestamps are fixed so the output is stable in CI diffs.
 import { childName, type ReconcileEvent } from '../composite/index.js';
 import { unreadyMessage } from '../controller/index.js';
 import type { JsonObject, PipelineOutput, Resource } from '../functions/index.js';
 import { checkComposedNames } from './renderNames.js';
+import { fullXr, RENDER_TIME, withStableConditions } from './renderPrint.js';
 
-/** Every lastTransitionTime in the output, as crossplane render writes it. */
-export const RENDER_TIME = '2024-01-01T00:00:00Z';
+export { RENDER_TIME };
 export const COMPOSITE_LABEL = 'crossplane.io/composite';
 export const RESOURCE_NAME_ANNOTATION = 'crossplane.io/composition-resource-name';
 const CLAIM_LABELS = ['crossplane.io/claim-name', 'crossplane.io/claim-namespace'];
@@ -27,12 +28,6 @@ function child(object: JsonObject, key: string): JsonObject {
   const created: JsonObject = {};
   object[key] = created;
   return created;
-}
-
-/** The object with apiVersion, kind and metadata first, as people read manifests. */
-function ordered(object: JsonObject): JsonObject {
-  const { apiVersion = '', kind = '', metadata = {}, ...rest } = object;
-  return { apiVersion, kind, metadata, ...rest };
 }
 
 function readyCondition(out: PipelineOutput): JsonObject {
@@ -161,7 +156,7 @@ export function renderComposed(xr: JsonObject, name: string, desired: Resource, 
       blockOwnerDeletion: true,
     },
   ];
-  return ordered(rendered);
+  return rendered;
 }
 
 export interface RenderExtras {
@@ -171,6 +166,10 @@ export interface RenderExtras {
   includeContext: boolean;
   /** Also print the events as Event documents (compositor's own flag). */
   includeEvents?: boolean;
+  /** Also print what the engine would delete as DeletedResource documents (compositor's own flag). */
+  includeDeleted?: boolean;
+  /** -x: the input XR (after --xrd defaults), which the printed XR is merged into. */
+  inputXr?: JsonObject;
   /** The XR is a legacy (v1, LegacyCluster) one: machinery at spec.* rather than spec.crossplane.*. */
   legacy?: boolean;
   /** The events the reconcile recorded, in order (renderEvents.ts). */
@@ -241,19 +240,22 @@ function eventDocuments(events: readonly ReconcileEvent[]): JsonObject[] {
   }));
 }
 
-/** Every document render prints, in order. */
+/** Every document render prints, in order: crank's, then compositor's own. */
 export function renderDocuments(xr: JsonObject, out: PipelineOutput, extras: RenderExtras): JsonObject[] {
   const names = Object.keys(out.desired.resources ?? {}).sort();
   const composed = names.map((name) =>
     renderComposed(xr, name, out.desired.resources?.[name] ?? {}, extras.observed.get(name)),
   );
   checkComposedNames(composed, names);
-  const docs: JsonObject[] = [renderComposite(xr, out, composed, extras.legacy), ...composed];
-  docs.push(...deletedDocuments(xr, out, extras.observed));
-  if (extras.includeEvents === true) docs.push(...eventDocuments(extras.events ?? []));
+  const composite = renderComposite(xr, out, composed, extras.legacy);
+  const printed = extras.inputXr === undefined ? composite : fullXr(extras.inputXr, composite);
+  const docs: JsonObject[] = [printed, ...composed].map(withStableConditions);
   if (extras.includeResults) docs.push(...resultDocuments(extras.events ?? []));
-  if (extras.includeContext) {
-    docs.push({ apiVersion: RENDER_API_VERSION, kind: 'Context', fields: out.context ?? {} });
+  // crank captures the context in a last pipeline step; a step before it that returned none leaves nothing to print.
+  if (extras.includeContext && out.context !== undefined) {
+    docs.push({ apiVersion: RENDER_API_VERSION, kind: 'Context', fields: out.context });
   }
+  if (extras.includeEvents === true) docs.push(...eventDocuments(extras.events ?? []));
+  if (extras.includeDeleted === true) docs.push(...deletedDocuments(xr, out, extras.observed));
   return docs;
 }

@@ -30,7 +30,7 @@ function gvkString(xr: JsonObject): string {
 
 /**
  * A copy of the XR with a uid (kept when the file has one; otherwise deterministic, as crossplane internal/render
- * composite/render.go derives it from the kind and name, so composed names are stable), the crossplane.io/composite
+ * composite/render.go derives it from the kind, namespace and name, so composed names are stable), the crossplane.io/composite
  * label (APINamingConfigurator), the selected composition's reference and the Responsive condition of a closed
  * watch circuit.
  *
@@ -39,7 +39,10 @@ function gvkString(xr: JsonObject): string {
 export function reconcilerView(xr: JsonObject, compositionName: string, legacy: boolean): JsonObject {
   const view = structuredClone(xr);
   const metadata = (view.metadata = obj(view.metadata));
-  if (str(metadata.uid) === '') metadata.uid = uuidV5Nil(gvkString(view) + str(metadata.name));
+  // crossplane internal/render/composite/render.go: gvk.String() + "\x00" + namespace + "\x00" + name.
+  if (str(metadata.uid) === '') {
+    metadata.uid = uuidV5Nil([gvkString(view), str(metadata.namespace), str(metadata.name)].join('\u0000'));
+  }
   const labels = (metadata.labels = obj(metadata.labels));
   if (str(labels[COMPOSITE_LABEL]) === '') labels[COMPOSITE_LABEL] = str(metadata.name);
   const spec = (view.spec = obj(view.spec));

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseAllDocuments, stringify } from 'yaml';
+import { parseAllDocuments } from 'yaml';
 import { packageRoot } from '../../../src/apis/index.js';
 import type { KubeObject } from '../../../src/kube/index.js';
 import { readManifests, type Scenario } from './scenario.js';
@@ -47,7 +47,8 @@ function classify(objects: readonly KubeObject[]): Inputs {
 
 function writeDocs(dir: string, name: string, objects: readonly unknown[]): string {
   const path = join(dir, name);
-  writeFileSync(path, objects.map((o) => `---\n${stringify(o)}`).join(''));
+  // JSON, which is YAML too: every string stays a string when render reads the file as YAML 1.1, as crank does.
+  writeFileSync(path, objects.map((o) => `---\n${JSON.stringify(o)}\n`).join(''));
   return path;
 }
 
@@ -60,6 +61,7 @@ function render(inputs: Inputs): Json[] {
       writeDocs(dir, 'composition.yaml', [inputs.composition]),
       writeDocs(dir, 'functions.yaml', inputs.functions),
       '--include-events',
+      '--include-deleted',
     ];
     if (inputs.observed.length > 0)
       args.push(`--observed-resources=${writeDocs(dir, 'observed.yaml', inputs.observed)}`);

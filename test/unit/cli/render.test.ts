@@ -42,9 +42,12 @@ function tempFile(name: string, text: string): string {
   return path;
 }
 
-/** The uid render gives an XR file without one (crossplane internal/render), and the composed name it implies. */
-const XR_UID = '1b67f2ba-410b-5d5e-bfa1-05c5709a8755';
-const COMPOSED_NAME = 'example-5d0d4395e2e0';
+/**
+ * The uid render gives an XR file without one (crossplane internal/render: a version 5 UUID of its kind, namespace
+ * and name), and the composed name it implies: crank v2.3.4 prints example-195271673b71 for examples/30-app.yaml.
+ */
+const XR_UID = 'b3007f27-740f-5564-aaaa-e69bcac25be6';
+const COMPOSED_NAME = 'example-195271673b71';
 
 const RECONCILED = [
   { type: 'Responsive', status: 'True', reason: 'WatchCircuitClosed', lastTransitionTime: '2024-01-01T00:00:00Z' },
@@ -140,14 +143,15 @@ describe('cli/render on examples/', () => {
     ]);
   });
 
-  it("-x (--include-full-xr) prints the input XR's spec and metadata as the file has them, as crank does", async () => {
+  it('-x (--include-full-xr) prints the rendered XR merged into the input XR, as crank does', async () => {
+    // crossplane/cli cmd/crossplane/render/xr/cmd.go Run: mergo.Merge(&input, rendered, mergo.WithOverride).
     const input = parseAllDocuments(readFileSync(XR, 'utf8'))[0]?.toJS() as Record<string, unknown>;
     const plain = (await render()).docs[0] as Record<string, unknown>;
     const { code, docs } = await render({ includeFullXr: true });
     expect(code).to.equal(0);
     const [xr] = docs as [Record<string, unknown>];
     expect(xr.metadata).to.deep.equal(input.metadata);
-    expect(xr.spec).to.deep.equal(input.spec);
+    expect(xr.spec).to.deep.equal({ ...(input.spec as object), ...(plain.spec as object) });
     expect(xr.status, 'the rendered status stays').to.deep.equal(plain.status);
   });
 
@@ -207,18 +211,18 @@ describe('cli/render on examples/', () => {
       'xrd.yaml',
       'apiVersion: apiextensions.crossplane.io/v1\nkind: CompositeResourceDefinition\nmetadata: {name: apps.example.crossplane.io}\nspec: {group: example.crossplane.io, names: {kind: App, plural: apps}, versions: [{name: v1, served: true, referenceable: true}]}\n',
     );
-    const { code, docs, stderr } = await render({ observedResources: stale, includeEvents: true, xrd: legacyXrd });
+    const { code, docs, stderr } = await render({
+      observedResources: stale,
+      includeEvents: true,
+      includeDeleted: true,
+      xrd: legacyXrd,
+    });
     expect(stderr).to.equal('');
     expect(code).to.equal(0);
     const [xr] = docs as [{ spec: Record<string, unknown> }];
     expect(xr.spec.resourceRefs).to.deep.equal([{ apiVersion: 'v1', kind: 'ConfigMap', name: COMPOSED_NAME }]);
     expect(xr.spec.crossplane).to.equal(undefined);
     expect(docs.slice(2)).to.deep.equal([
-      {
-        apiVersion: 'render.crossplane.io/v1beta1',
-        kind: 'DeletedResource',
-        resource: { apiVersion: 'v1', kind: 'ConfigMap', name: 'example-old', namespace: 'default' },
-      },
       {
         apiVersion: 'render.crossplane.io/v1beta1',
         kind: 'Event',
@@ -232,6 +236,11 @@ describe('cli/render on examples/', () => {
         type: 'Normal',
         reason: 'ComposeResources',
         message: 'Composed resource "settings" is not yet ready',
+      },
+      {
+        apiVersion: 'render.crossplane.io/v1beta1',
+        kind: 'DeletedResource',
+        resource: { apiVersion: 'v1', kind: 'ConfigMap', name: 'example-old', namespace: 'default' },
       },
     ]);
   });
@@ -341,6 +350,7 @@ describe('cli/program render', () => {
       'f.yaml',
       '--observed-resources=o.yaml',
       '-r',
+      '--include-deleted',
     ]);
     expect(code).to.equal(0);
     expect(options).to.deep.equal({
@@ -350,6 +360,7 @@ describe('cli/program render', () => {
       observedResources: 'o.yaml',
       includeFunctionResults: true,
       includeContext: false,
+      includeDeleted: true,
       timeoutMs: 60_000,
     });
   });

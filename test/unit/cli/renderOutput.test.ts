@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { reconcileEvents } from '../../../src/cli/renderEvents.js';
 import { isValidComposedName } from '../../../src/composite/index.js';
-import { renderComposite } from '../../../src/cli/renderOutput.js';
+import { renderComposite, renderDocuments } from '../../../src/cli/renderOutput.js';
 import type { PipelineCondition, PipelineEvent, PipelineOutput } from '../../../src/functions/index.js';
 
 function output(parts: Partial<PipelineOutput>): PipelineOutput {
@@ -101,5 +101,27 @@ describe('composite isValidComposedName', () => {
   };
   for (const [name, c] of Object.entries(cases)) {
     it(name, () => expect(isValidComposedName(c.name, c.apiVersion, c.kind)).to.equal(c.want));
+  }
+});
+
+describe('cli/renderOutput -c Context', () => {
+  // crossplane/cli cmd/crossplane/render/contextfn capture: the context the last step hands on, as a Context
+  // document; crossplane's composer starts from an empty context and takes each step's, so a step that returns none
+  // leaves none, and crank then prints no Context.
+  const cases: Record<string, { reason: string; context: PipelineOutput['context']; want: unknown[] }> = {
+    empty: { reason: 'an empty context prints empty fields', context: {}, want: [{}] },
+    some: { reason: 'the final context is the fields', context: { a: { b: 1 } }, want: [{ a: { b: 1 } }] },
+    none: { reason: 'no context from the last step prints no Context', context: undefined, want: [] },
+  };
+  for (const [name, c] of Object.entries(cases)) {
+    it(`${name}: ${c.reason}`, () => {
+      const docs = renderDocuments(XR, output({ context: c.context }), {
+        observed: new Map(),
+        includeResults: false,
+        includeContext: true,
+      });
+      const contexts = docs.filter((d) => d.kind === 'Context').map((d) => d.fields);
+      expect(contexts, c.reason).to.deep.equal(c.want);
+    });
   }
 });
