@@ -93,23 +93,27 @@ async function runCompositor(options: DevOptions, running: Running): Promise<num
     metrics,
     kubeConfig: () => plane.kubeConfig,
     crds: () => loadCrds(),
-    runnables: (client) => [
-      // First: the manager starts its runnables in order, and the engine keeps its Secrets in this namespace.
-      new DevNamespace(client, config.leaderElectionNamespace),
-      createEngine({ client, config, metrics, log }),
-      new ExampleApplier(client, dirs, log),
-      new ExampleReadiness({
-        dirs,
-        read: readThrough(client),
-        timeoutMs: deps.examplesTimeoutMs,
-        report: (text) => {
-          void ready.promise.then(() => {
-            output.stderr(`compositor dev: ${text}`);
-          });
-        },
-      }),
-      ...heapCompaction(config, metrics, log),
-    ],
+    runnables: (client) => {
+      const applier = new ExampleApplier(client, dirs, log);
+      return [
+        // First: the manager starts its runnables in order, and the engine keeps its Secrets in this namespace.
+        new DevNamespace(client, config.leaderElectionNamespace),
+        createEngine({ client, config, metrics, log }),
+        applier,
+        new ExampleReadiness({
+          dirs,
+          read: readThrough(client),
+          applyProblem: (object) => applier.problem(object),
+          timeoutMs: deps.examplesTimeoutMs,
+          report: (text) => {
+            void ready.promise.then(() => {
+              output.stderr(`compositor dev: ${text}`);
+            });
+          },
+        }),
+        ...heapCompaction(config, metrics, log),
+      ];
+    },
   });
   return runManager(manager, {
     signal,

@@ -14,8 +14,10 @@ export interface ExampleReadinessOptions {
   dirs: readonly string[];
   /** Called at most once, with examplesSummary's text. Never called when the manifests hold no XR or claim. */
   report: (text: string) => void;
-  /** Reads an example; through discovery with `client` by default. */
+  /** Reads an example (readThrough). */
   read: ReadExample;
+  /** Why an example that does not exist was not applied (ExampleApplier.problem), for the report. */
+  applyProblem?: (object: KubeObject) => string | undefined;
   /** Default 2 minutes: the first reconciles of a fresh control plane wait for CRDs to be established. */
   timeoutMs?: number;
   intervalMs?: number;
@@ -68,13 +70,20 @@ export class ExampleReadiness implements Runnable {
     await this.done;
   }
 
+  private async read(composite: Composite, signal: AbortSignal): Promise<KubeObject | string | undefined> {
+    const stored = await this.options.read(composite.object, signal);
+    if (stored !== undefined) return stored;
+    const problem = this.options.applyProblem?.(composite.object);
+    return problem === undefined ? undefined : `not created yet: ${problem}`;
+  }
+
   private async watch(composites: readonly Composite[], signal: AbortSignal): Promise<void> {
-    const { read, report, timeoutMs = 120_000, intervalMs = 500, clock = monotonicClock } = this.options;
+    const { report, timeoutMs = 120_000, intervalMs = 500, clock = monotonicClock } = this.options;
     const startedAt = clock.now();
     try {
       for (;;) {
         const states: ExampleState[] = [];
-        for (const composite of composites) states.push(stateOf(composite, await read(composite.object, signal)));
+        for (const composite of composites) states.push(stateOf(composite, await this.read(composite, signal)));
         const elapsedMs = clock.now() - startedAt;
         if (states.every((s) => s.ready) || elapsedMs >= timeoutMs) {
           report(examplesSummary(states, elapsedMs));

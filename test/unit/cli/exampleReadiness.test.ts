@@ -84,6 +84,26 @@ describe('cli/ExampleReadiness', () => {
     await watch.stop();
   });
 
+  it('says why an example that does not exist was not applied', async () => {
+    const clock = new ManualClock(0);
+    const reports: string[] = [];
+    const ready = readyAt(clock, { one: 0 });
+    const watch = new ExampleReadiness({
+      dirs: [examplesDir()],
+      read: (object, signal) => (object.metadata.name === 'two' ? Promise.resolve(undefined) : ready(object, signal)),
+      applyProblem: (object) => (object.metadata.name === 'two' ? 'spec: Required value' : undefined),
+      report: (text) => reports.push(text),
+      timeoutMs: 1_000,
+      clock,
+    });
+    await watch.start(new AbortController().signal);
+    await runUntil(clock, reports, 60_000);
+    expect(reports).to.deep.equal([
+      'examples: 1 of 2 XRs Ready after 1.0 s; not Ready:\n  App default/two: not created yet: spec: Required value\n',
+    ]);
+    await watch.stop();
+  });
+
   it('stops without a report, and watches nothing when the manifests hold no XR', async () => {
     const clock = new ManualClock(0);
     const reports: string[] = [];
