@@ -37,6 +37,10 @@ COPY --from=build /src/bin/ bin/
 COPY --from=build /src/src/apis/crds/ src/apis/crds/
 COPY --from=build /src/src/functions/proto/ src/functions/proto/
 
+# `compositor` on PATH, so `kubectl exec deploy/compositor -- compositor diagnose` works as the docs show it. Node.js
+# resolves the link, so bin/compositor.js finds dist/ beside itself.
+RUN ln -s /app/bin/compositor.js /usr/local/bin/compositor
+
 # The distroless "nonroot" ids, as the chart's securityContext expects.
 USER 65532:65532
 # 8080: /metrics (--metrics-bind-address); 8081: /healthz and /readyz (--health-probe-bind-address).

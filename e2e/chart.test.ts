@@ -15,9 +15,8 @@ const ROOT = packageRoot();
 const CHART = join(ROOT, 'charts', 'compositor');
 const ALL_FLAGS_VALUES = join(CHART, 'ci', 'all-flags-values.yaml');
 const NAMESPACE = 'compositor-system';
-// The chart requires kubeVersion >= 1.30; a helm built without its release ldflags assumes v1.20 for `helm
-// template`, so the version of the pinned control plane (e2e/controlplane/build.sh) is passed explicitly.
-const KUBE_VERSION = '1.37.2';
+// Every render here uses helm's defaults, as a user's first `helm template` does: no --kube-version (a helm built
+// without its release ldflags, as e2e/controlplane/build.sh builds it, assumes v1.20) and no cluster.
 // Flags the chart sets itself (--install-crds=false: the chart installs the CRDs) or never needs (--kubeconfig: the
 // pod uses its ServiceAccount). Every other flag must have a value, so a flag added without one fails here.
 const NOT_FROM_VALUES = new Set(['kubeconfig', 'install-crds']);
@@ -80,7 +79,7 @@ function helm(...args: string[]): Promise<HelmResult> {
 }
 
 function template(...extra: string[]): Promise<HelmResult> {
-  return helm('template', 'compositor', CHART, '--namespace', NAMESPACE, '--kube-version', KUBE_VERSION, ...extra);
+  return helm('template', 'compositor', CHART, '--namespace', NAMESPACE, ...extra);
 }
 
 async function render(...extra: string[]): Promise<Manifest[]> {
@@ -154,6 +153,33 @@ describe('charts/compositor', function () {
       const result = await helm('lint', '--strict', CHART, '--values', ALL_FLAGS_VALUES);
       expect(result.code, result.stdout + result.stderr).to.equal(0);
       expect(lintProblems(result.stdout + result.stderr)).to.deep.equal([]);
+    });
+  });
+
+  describe('Kubernetes version', () => {
+    it("renders with helm's default version, as `helm template compositor charts/compositor` runs it", async () => {
+      const result = await helm('template', 'compositor', CHART);
+      expect(result.code, result.stderr).to.equal(0);
+      expect(result.stdout).to.include('kind: ValidatingAdmissionPolicy\n');
+    });
+
+    // Installed on a cluster, helm's API versions come from discovery and name kinds (apps/v1/Deployment); that is
+    // what --api-versions stands in for here.
+    const OLD_CLUSTER = ['--api-versions', 'apps/v1/Deployment'];
+    const VAP = ['--api-versions', 'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy'];
+
+    it('fails with one message on a cluster without ValidatingAdmissionPolicy v1 (before Kubernetes 1.30)', async () => {
+      const result = await template(...OLD_CLUSTER);
+      expect(result.code).to.equal(1);
+      expect(result.stderr).to.include(
+        'usages.enabled needs Kubernetes 1.30 or later: the cluster does not serve admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy (set usages.enabled=false to install without Usages)',
+      );
+    });
+
+    it('installs there without Usages, and on a cluster that serves the policy with them', async () => {
+      const withoutUsages = await render(...OLD_CLUSTER, '--set', 'usages.enabled=false');
+      expect(find(withoutUsages, 'ValidatingAdmissionPolicy')).to.equal(undefined);
+      only(await render(...OLD_CLUSTER, ...VAP), 'ValidatingAdmissionPolicy');
     });
   });
 

@@ -15,9 +15,8 @@ export const E2E_VALUES = join(packageRoot(), 'e2e', 'values.yaml');
 export const RELEASE = 'compositor';
 export const RELEASE_NAMESPACE = 'crossplane-system';
 /**
- * The Kubernetes version `helm template` renders for: the local control plane's. helm built from its Go module
- * lacks the version helm's release builds are linked with and would otherwise assume v1.20, below the chart's
- * kubeVersion.
+ * The Kubernetes version `helm template` renders for: the local control plane's, as `helm install` would see it
+ * there. The chart renders without it too (e2e/chart.test.ts), for helm's default version.
  */
 export const KUBE_VERSION = '1.37.2';
 

@@ -1,18 +1,22 @@
-// `compositor diagnose <resource> <name> [-n ns] [-o json]` (or `--stuck`, see stuckXrs.ts): reads the cluster and says why a resource is or is not
-// reconciling. What it reads is gathered here; what it concludes is in diagnosis.ts.
+// `compositor diagnose <resource> <name> [-n ns] [-o json]` (or `--stuck`, see stuckXrs.ts, or no arguments for an
+// overview, see diagnoseOverview.ts): reads the cluster and says why a resource is or is not reconciling. What it
+// reads is gathered here; what it concludes is in diagnosis.ts.
 import { errorMessage } from '../base/index.js';
 import type { Condition } from '../controller/index.js';
 import { Discovery, getIfExists, KubeClient, loadKubeConfig } from '../kube/index.js';
 import { LEASE_NAME } from '../manager/index.js';
 import { diagnose, type ComposedFacts, type EventFacts, type Facts, type LeaseFacts } from './diagnosis.js';
+import { formatOverview, type Overview } from './diagnoseOverview.js';
 import type { Output } from './start.js';
 import { formatStuck, stuckXrs } from './stuckXrs.js';
 
 export interface DiagnoseOptions {
+  /** The resource type to diagnose; empty (with `name`) for the overview: stuck XRs of every kind and the leader. */
   resource: string;
   name: string;
   /** List the longest-stuck XRs instead of diagnosing one resource. */
   stuck?: boolean;
+  /** How many stuck XRs --stuck and the overview list; 10 by default. */
   limit?: number;
   namespace?: string;
   output: 'text' | 'json';
@@ -172,6 +176,30 @@ async function gather(client: KubeClient, options: DiagnoseOptions): Promise<Fac
   return facts;
 }
 
+function asJson(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+/** What diagnose prints: the stuck listing, the overview (no resource given), or one resource's diagnosis. */
+async function report(client: KubeClient, options: DiagnoseOptions, now: Date): Promise<string> {
+  const json = options.output === 'json';
+  const limit = options.limit ?? 10;
+  if (options.stuck === true) {
+    const listing = await stuckXrs(client, now.getTime(), limit);
+    return json ? asJson(listing) : formatStuck(listing);
+  }
+  if (options.resource === '') {
+    const overview: Overview = { ...(await stuckXrs(client, now.getTime(), limit)) };
+    const lease = await leaseFacts(client, options.leaderElectionNamespace);
+    if (lease) overview.lease = lease;
+    return json ? asJson(overview) : formatOverview(overview, now);
+  }
+  const facts = await gather(client, options);
+  const diagnosis = diagnose(facts, now);
+  if (json) return asJson({ ...diagnosis, facts });
+  return `${diagnosis.cause}\n${diagnosis.details.map((d) => `  ${d}`).join('\n')}\n`;
+}
+
 /** Prints the diagnosis; 0 when it could read the cluster, 1 (one line) when it could not. */
 export async function runDiagnose(
   options: DiagnoseOptions,
@@ -180,15 +208,7 @@ export async function runDiagnose(
 ): Promise<number> {
   try {
     const client = new KubeClient(loadKubeConfig({ path: options.kubeconfig }));
-    if (options.stuck === true) {
-      const listing = await stuckXrs(client, now().getTime(), options.limit ?? 10);
-      output.stdout(options.output === 'json' ? `${JSON.stringify(listing, null, 2)}\n` : formatStuck(listing));
-      return 0;
-    }
-    const facts = await gather(client, options);
-    const diagnosis = diagnose(facts, now());
-    if (options.output === 'json') output.stdout(`${JSON.stringify({ ...diagnosis, facts }, null, 2)}\n`);
-    else output.stdout(`${diagnosis.cause}\n${diagnosis.details.map((d) => `  ${d}`).join('\n')}\n`);
+    output.stdout(await report(client, options, now()));
     return 0;
   } catch (err) {
     output.stderr(`compositor diagnose: ${errorMessage(err)}\n`);

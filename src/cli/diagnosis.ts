@@ -67,8 +67,8 @@ function leaseLive(lease: LeaseFacts | undefined, now: Date): boolean {
   return Date.parse(lease.renewTime) + (lease.leaseDurationSeconds ?? 0) * 1000 > now.getTime();
 }
 
-function leaderLine(facts: Facts, now: Date): string {
-  const { lease } = facts;
+/** "Leader: ..." from the leader election Lease, or what its absence means. */
+export function leaderLine(lease: LeaseFacts | undefined, now: Date): string {
   if (!lease) return 'Leader: no compositor-leader-election lease (compositor not running, or --leader-election off)';
   if (leaseLive(lease, now))
     return `Leader: ${lease.holder} (lease ${lease.namespace}/${lease.name} renewed ${lease.renewTime ?? ''})`;
@@ -135,7 +135,7 @@ function objectDetails(object: ObjectFacts): string[] {
 }
 
 export function diagnose(facts: Facts, now: Date): Diagnosis {
-  const details = [leaderLine(facts, now)];
+  const details = [leaderLine(facts.lease, now)];
   if (facts.xrd) details.push(`XRD ${facts.xrd.name}: ${describeCondition(facts.xrd.established, 'Established')}`);
   if (facts.object) details.push(...objectDetails(facts.object));
   for (const c of facts.composed) {

@@ -9,8 +9,10 @@ import {
   type KubeClient,
   type KubeObject,
 } from '../kube/index.js';
+import { errorMessage } from '../base/index.js';
 import type { Runnable } from '../lifecycle/index.js';
 import { sleepUnlessAborted, type Logger } from '../manager/index.js';
+import { describeObject } from './exampleStatus.js';
 
 const FIELD_MANAGER = FIELD_MANAGERS.dev;
 
@@ -37,6 +39,8 @@ export class ExampleApplier implements Runnable {
   readonly name = 'examples';
   private done: Promise<void> = Promise.resolve();
   private readonly stopping = new AbortController();
+  /** Why each object not applied yet failed its last attempt, by describeObject. */
+  private readonly failures = new Map<string, string>();
 
   constructor(
     private readonly client: KubeClient,
@@ -57,28 +61,30 @@ export class ExampleApplier implements Runnable {
     await this.done;
   }
 
+  /** Why `object` is not applied yet (its last attempt's error), or undefined: applied, or not tried yet. */
+  problem(object: KubeObject): string | undefined {
+    return this.failures.get(describeObject(object));
+  }
+
   private async applyAll(objects: readonly KubeObject[], signal: AbortSignal): Promise<void> {
     const discovery = new Discovery(this.client);
     let pending = [...objects];
-    const warned = new Set<string>();
     while (pending.length > 0 && !signal.aborted) {
       const stillPending: KubeObject[] = [];
       for (const object of pending) {
-        const what = `${object.kind} ${object.metadata.namespace ? `${object.metadata.namespace}/` : ''}${object.metadata.name}`;
+        const what = describeObject(object);
         try {
           await applyObject(this.client, discovery, object, { fieldManager: FIELD_MANAGER, signal });
+          this.failures.delete(what);
           this.log.info({ object: what }, 'applied example');
         } catch (err) {
           if (isAborted(signal)) return;
           stillPending.push(object);
-          if (!warned.has(what)) {
-            warned.add(what);
-            const reason =
-              err instanceof KindNotServedError
-                ? 'its kind is not served yet; retrying until it is'
-                : (err as Error).message;
-            this.log.warn({ object: what }, `example not applied: ${reason}`);
-          }
+          const reason =
+            err instanceof KindNotServedError ? 'its kind is not served yet; retrying until it is' : errorMessage(err);
+          // Logged when the reason changes, not on every retry: a kind served at last can still be refused.
+          if (this.failures.get(what) !== reason) this.log.warn({ object: what }, `example not applied: ${reason}`);
+          this.failures.set(what, reason);
         }
       }
       pending = stillPending;

@@ -173,12 +173,14 @@ interface DiagnoseFlags {
 
 function diagnoseCommand(handlers: CommandHandlers, onExitCode: (code: number) => void): Command {
   return new Command('diagnose')
-    .description('Explain why a composite resource is or is not reconciling; the first line names the cause.')
+    .description(
+      'Explain why a composite resource is or is not reconciling; the first line names the cause. Without arguments: the stuck XRs of every kind and the leader.',
+    )
     .argument('[resource]', 'resource type as kubectl names it: plural, singular, kind, or plural.group')
     .argument('[name]', 'name of the resource')
     .option('--stuck', 'instead: list the XRs of every kind that have been not Ready or not Synced the longest')
     .addOption(
-      new Option('--limit <count>', 'with --stuck: how many XRs to list')
+      new Option('--limit <count>', 'with --stuck or without arguments: how many stuck XRs to list')
         .argParser(optionParser('positiveInteger'))
         .default(10),
     )
@@ -198,8 +200,8 @@ function diagnoseCommand(handlers: CommandHandlers, onExitCode: (code: number) =
     )
     .action(async (resource: string | undefined, name: string | undefined, flags: DiagnoseFlags) => {
       if (handlers.diagnose === undefined) throw new UsageError('diagnose is not available in this build');
-      if (flags.stuck !== true && (resource === undefined || name === undefined)) {
-        throw new UsageError('diagnose needs <resource> <name>, or --stuck');
+      if (flags.stuck !== true && resource !== undefined && name === undefined) {
+        throw new UsageError('diagnose needs <resource> <name>, --stuck, or no arguments for an overview');
       }
       const options: DiagnoseOptions = {
         resource: resource ?? '',

@@ -7,8 +7,8 @@ import { typeOf, type CompositeResourceDefinition } from '../definition/index.js
 import { isNotFound, type KubeClient } from '../kube/index.js';
 
 export interface StuckListing {
-  /** Stuck XRs of every kind, oldest first, at most the limit. */
-  stuck: (StuckXr & { kind: string; forSeconds: number })[];
+  /** Stuck XRs of every kind, oldest first, at most the limit; `resource` is their type as diagnose takes it. */
+  stuck: (StuckXr & { kind: string; resource: string; forSeconds: number })[];
   /** How many XRs are stuck in all, beyond the limit too. */
   total: number;
 }
@@ -34,7 +34,12 @@ export async function stuckXrs(client: KubeClient, nowMs: number, limit: number)
     const xrs = await xrsOf(client, xrd);
     for (const entry of stuckSummary(xrs, nowMs, Number.MAX_SAFE_INTEGER).oldest) {
       const since = Number.isNaN(entry.sinceMs) ? nowMs : entry.sinceMs;
-      all.push({ ...entry, kind: xrd.spec.names.kind, forSeconds: Math.max(0, (nowMs - since) / 1000) });
+      all.push({
+        ...entry,
+        kind: xrd.spec.names.kind,
+        resource: `${xrd.spec.names.plural}.${xrd.spec.group}`,
+        forSeconds: Math.max(0, (nowMs - since) / 1000),
+      });
     }
   }
   all.sort((a, b) => b.forSeconds - a.forSeconds);

@@ -38,11 +38,11 @@ describe('definition: rendered XR CRDs (integration)', () => {
 
   it("keeps compositor's status fields through the API server's pruning", async () => {
     const client = controlPlane().client();
-    const path = '/apis/example.crossplane.io/v1/namespaces/default/apps';
+    const path = '/apis/example.compositor.crossplane.io/v1/namespaces/default/apps';
     await eventually('the App API to accept objects', () =>
       client.request('POST', path, {
         body: {
-          apiVersion: 'example.crossplane.io/v1',
+          apiVersion: 'example.compositor.crossplane.io/v1',
           kind: 'App',
           metadata: { name: 'pruning' },
           spec: { image: 'nginx' },
@@ -58,7 +58,7 @@ describe('definition: rendered XR CRDs (integration)', () => {
       ],
     };
     await client.request('PATCH', `${path}/pruning/status`, {
-      body: { apiVersion: 'example.crossplane.io/v1', kind: 'App', metadata: { name: 'pruning' }, status },
+      body: { apiVersion: 'example.compositor.crossplane.io/v1', kind: 'App', metadata: { name: 'pruning' }, status },
       contentType: CONTENT_TYPE.apply,
       query: { fieldManager: 'apiextensions.crossplane.io/composite', force: true },
     });
@@ -78,23 +78,23 @@ describe('definition: rendered XR CRDs (integration)', () => {
 
   it('accepts spec.crossplane machinery and rejects an unknown update policy', async () => {
     const client = controlPlane().client();
-    const path = '/apis/example.crossplane.io/v1/namespaces/default/apps';
+    const path = '/apis/example.compositor.crossplane.io/v1/namespaces/default/apps';
     const created = await client.request<{ spec: { crossplane: Record<string, unknown> } }>('POST', path, {
       body: {
-        apiVersion: 'example.crossplane.io/v1',
+        apiVersion: 'example.compositor.crossplane.io/v1',
         kind: 'App',
         metadata: { name: 'machinery' },
-        spec: { image: 'nginx', crossplane: { compositionRef: { name: 'apps.example.crossplane.io' } } },
+        spec: { image: 'nginx', crossplane: { compositionRef: { name: 'apps.example.compositor.crossplane.io' } } },
       },
     });
     expect(created.spec.crossplane).to.deep.include({
-      compositionRef: { name: 'apps.example.crossplane.io' },
+      compositionRef: { name: 'apps.example.compositor.crossplane.io' },
       compositionUpdatePolicy: 'Automatic',
     });
     const rejected = await client
       .request('POST', path, {
         body: {
-          apiVersion: 'example.crossplane.io/v1',
+          apiVersion: 'example.compositor.crossplane.io/v1',
           kind: 'App',
           metadata: { name: 'bad-policy' },
           spec: { image: 'nginx', crossplane: { compositionUpdatePolicy: 'Sometimes' } },

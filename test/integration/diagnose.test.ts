@@ -139,6 +139,33 @@ describe('compositor diagnose', function () {
       'ReconcileError',
     ]);
     expect(listing.stuck.some((s) => s.key === `${NAMESPACE}/healthy`)).to.equal(false);
+
+    // Without arguments (docs/migration.md's first command after installing): the same listing with a limit of
+    // 100, so the stuck XR is on it whatever other tests left behind, the leader, and what to run next.
+    const overview = { stdout: '', stderr: '' };
+    const overviewCode = await runDiagnose(
+      {
+        resource: '',
+        name: '',
+        limit: 100,
+        output: 'text',
+        kubeconfig: controlPlane().kubeconfigPath,
+        leaderElectionNamespace: 'crossplane-system',
+        circuitBreakerCooldownMs: 300_000,
+      },
+      { stdout: (t) => (overview.stdout += t), stderr: (t) => (overview.stderr += t) },
+    );
+    expect(overviewCode, overview.stderr).to.equal(0);
+    const lines = overview.stdout.split('\n');
+    expect(lines[0], overview.stdout).to.match(/^\d+ XRs? (is|are) not Ready or not Synced; oldest first:$/);
+    expect(lines, overview.stdout).to.satisfy((all: string[]) =>
+      all.some((line) => line.startsWith(`  ${api.kind} ${NAMESPACE}/stuck: Synced ReconcileError for `)),
+    );
+    expect(
+      lines.some((line) => line.startsWith('Leader: ')),
+      overview.stdout,
+    ).to.equal(true);
+    expect(lines.at(-2), overview.stdout).to.match(/^Next: compositor diagnose \S+ \S+( -n \S+)?$/);
     await remove(client, stuck);
   });
 

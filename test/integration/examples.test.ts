@@ -31,7 +31,7 @@ describe('examples (integration)', function () {
 
   it('makes the App Ready', async () => {
     const app = {
-      apiVersion: 'example.crossplane.io/v1',
+      apiVersion: 'example.compositor.crossplane.io/v1',
       kind: 'App',
       metadata: { name: 'example', namespace: 'default' },
     };
@@ -47,7 +47,7 @@ describe('examples (integration)', function () {
 
   it('binds the legacy Database claim and publishes host and port to its namespace', async () => {
     const claim = {
-      apiVersion: 'legacy.example.crossplane.io/v1alpha1',
+      apiVersion: 'legacy.example.compositor.crossplane.io/v1alpha1',
       kind: 'Database',
       metadata: { name: 'orders-db', namespace: 'default' },
     };

@@ -369,7 +369,7 @@ describe('compositor render with a function at its development target', function
       docs.slice(3) as unknown as { kind: string; severity: string; reason: string; message: string }[]
     ).map((r) => `${r.kind} ${r.severity} ${r.reason}: ${r.message}`);
     expect(results).to.deep.equal([
-      'Result Normal SelectComposition: Successfully selected composition: apps.example.crossplane.io',
+      'Result Normal SelectComposition: Successfully selected composition: apps.example.compositor.crossplane.io',
       'Result Warning ComposeResources: Pipeline step "probe": from the probe',
       'Result Normal ComposeResources: Composed resource "extra" is not yet ready',
       'Result Normal ComposeResources: Composed resource "settings" is not yet ready',

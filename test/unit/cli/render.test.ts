@@ -44,10 +44,10 @@ function tempFile(name: string, text: string): string {
 
 /**
  * The uid render gives an XR file without one (crossplane internal/render: a version 5 UUID of its kind, namespace
- * and name), and the composed name it implies: crank v2.3.4 prints example-195271673b71 for examples/30-app.yaml.
+ * and name), and the composed name it implies: for examples/30-app.yaml (renderCrank.test.ts holds crank v2.3.4's own vector).
  */
-const XR_UID = 'b3007f27-740f-5564-aaaa-e69bcac25be6';
-const COMPOSED_NAME = 'example-195271673b71';
+const XR_UID = '5b55f511-08a8-5d2e-8f1e-26127b290d33';
+const COMPOSED_NAME = 'example-7cedeb05c844';
 
 const RECONCILED = [
   { type: 'Responsive', status: 'True', reason: 'WatchCircuitClosed', lastTransitionTime: '2024-01-01T00:00:00Z' },
@@ -61,7 +61,7 @@ describe('cli/render on examples/', () => {
     expect(code).to.equal(0);
     expect(docs).to.deep.equal([
       {
-        apiVersion: 'example.crossplane.io/v1',
+        apiVersion: 'example.compositor.crossplane.io/v1',
         kind: 'App',
         metadata: { name: 'example', namespace: 'default' },
         spec: { crossplane: { resourceRefs: [{ apiVersion: 'v1', kind: 'ConfigMap', name: COMPOSED_NAME }] } },
@@ -89,7 +89,7 @@ describe('cli/render on examples/', () => {
           labels: { 'crossplane.io/composite': 'example' },
           ownerReferences: [
             {
-              apiVersion: 'example.crossplane.io/v1',
+              apiVersion: 'example.compositor.crossplane.io/v1',
               kind: 'App',
               name: 'example',
               uid: XR_UID,
@@ -124,7 +124,7 @@ describe('cli/render on examples/', () => {
         kind: 'Result',
         severity: 'Normal',
         reason: 'SelectComposition',
-        message: 'Successfully selected composition: apps.example.crossplane.io',
+        message: 'Successfully selected composition: apps.example.compositor.crossplane.io',
       },
     ]);
   });
@@ -134,7 +134,7 @@ describe('cli/render on examples/', () => {
     // `Composed resource %q is not yet ready` for each composed resource that is not ready.
     const xr = tempFile(
       'xr.yaml',
-      'apiVersion: example.crossplane.io/v1\nkind: App\nmetadata: {name: example, namespace: default}\nspec:\n  image: nginx:1.27\n  crossplane: {compositionRef: {name: apps.example.crossplane.io}}\n',
+      'apiVersion: example.compositor.crossplane.io/v1\nkind: App\nmetadata: {name: example, namespace: default}\nspec:\n  image: nginx:1.27\n  crossplane: {compositionRef: {name: apps.example.compositor.crossplane.io}}\n',
     );
     const { code, docs } = await render({ xr, includeFunctionResults: true });
     expect(code).to.equal(0);
@@ -159,16 +159,16 @@ describe('cli/render on examples/', () => {
     // cmd/crank/render/cmd.go Run: DefaultValues(xr, apiVersion, xcrd.ForCompositeResource(xrd)).
     const xr = tempFile(
       'xr.yaml',
-      'apiVersion: example.crossplane.io/v1\nkind: App\nmetadata: {name: example, namespace: default}\nspec: {}\n',
+      'apiVersion: example.compositor.crossplane.io/v1\nkind: App\nmetadata: {name: example, namespace: default}\nspec: {}\n',
     );
     const xrd = tempFile(
       'xrd.yaml',
       [
         'apiVersion: apiextensions.crossplane.io/v2',
         'kind: CompositeResourceDefinition',
-        'metadata: {name: apps.example.crossplane.io}',
+        'metadata: {name: apps.example.compositor.crossplane.io}',
         'spec:',
-        '  group: example.crossplane.io',
+        '  group: example.compositor.crossplane.io',
         '  scope: Namespaced',
         '  names: {kind: App, plural: apps}',
         '  versions:',
@@ -203,13 +203,13 @@ describe('cli/render on examples/', () => {
         '  name: example-old',
         '  namespace: default',
         '  annotations: {crossplane.io/composition-resource-name: old}',
-        `  ownerReferences: [{apiVersion: example.crossplane.io/v1, kind: App, name: example, uid: ${XR_UID}, controller: true}]`,
+        `  ownerReferences: [{apiVersion: example.compositor.crossplane.io/v1, kind: App, name: example, uid: ${XR_UID}, controller: true}]`,
         '',
       ].join('\n'),
     );
     const legacyXrd = tempFile(
       'xrd.yaml',
-      'apiVersion: apiextensions.crossplane.io/v1\nkind: CompositeResourceDefinition\nmetadata: {name: apps.example.crossplane.io}\nspec: {group: example.crossplane.io, names: {kind: App, plural: apps}, versions: [{name: v1, served: true, referenceable: true}]}\n',
+      'apiVersion: apiextensions.crossplane.io/v1\nkind: CompositeResourceDefinition\nmetadata: {name: apps.example.compositor.crossplane.io}\nspec: {group: example.compositor.crossplane.io, names: {kind: App, plural: apps}, versions: [{name: v1, served: true, referenceable: true}]}\n',
     );
     const { code, docs, stderr } = await render({
       observedResources: stale,
@@ -228,7 +228,7 @@ describe('cli/render on examples/', () => {
         kind: 'Event',
         type: 'Normal',
         reason: 'SelectComposition',
-        message: 'Successfully selected composition: apps.example.crossplane.io',
+        message: 'Successfully selected composition: apps.example.compositor.crossplane.io',
       },
       {
         apiVersion: 'render.crossplane.io/v1beta1',
@@ -286,7 +286,7 @@ describe('cli/render on examples/', () => {
       options: () => ({
         xrd: tempFile(
           'xrd.yaml',
-          'apiVersion: apiextensions.crossplane.io/v2\nkind: CompositeResourceDefinition\nmetadata: {name: apps.example.crossplane.io}\nspec: {group: example.crossplane.io, names: {kind: App, plural: apps}, versions: [{name: v2, served: true, referenceable: true}]}\n',
+          'apiVersion: apiextensions.crossplane.io/v2\nkind: CompositeResourceDefinition\nmetadata: {name: apps.example.compositor.crossplane.io}\nspec: {group: example.compositor.crossplane.io, names: {kind: App, plural: apps}, versions: [{name: v2, served: true, referenceable: true}]}\n',
         ),
       }),
       want: /^compositor render: invalid composite resource definition ".*xrd\.yaml": cannot default values for XR "example": the specified API version 'example\.crossplane\.io\/v1' does not exist in the XRD\n$/,
@@ -297,7 +297,7 @@ describe('cli/render on examples/', () => {
       options: () => ({
         composition: tempFile(
           'composition.yaml',
-          'apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata: {name: c}\nspec:\n  compositeTypeRef: {apiVersion: example.crossplane.io/v1, kind: App}\n  mode: Pipeline\n  pipeline:\n  - step: pt\n    functionRef: {name: function-patch-and-transform}\n    input:\n      apiVersion: pt.fn.crossplane.io/v1beta1\n      kind: Resources\n      resources:\n      - name: cm\n        base: {apiVersion: v1, kind: ConfigMap, metadata: {name: Bad_Name}}\n',
+          'apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata: {name: c}\nspec:\n  compositeTypeRef: {apiVersion: example.compositor.crossplane.io/v1, kind: App}\n  mode: Pipeline\n  pipeline:\n  - step: pt\n    functionRef: {name: function-patch-and-transform}\n    input:\n      apiVersion: pt.fn.crossplane.io/v1beta1\n      kind: Resources\n      resources:\n      - name: cm\n        base: {apiVersion: v1, kind: ConfigMap, metadata: {name: Bad_Name}}\n',
         ),
       }),
       want: /^compositor render: cannot compose resources: cannot apply composed resource "cm" because it has an invalid name "Bad_Name"\. Must be a valid RFC 1123 subdomain name\.\n$/,
@@ -307,7 +307,7 @@ describe('cli/render on examples/', () => {
       options: () => ({
         composition: tempFile(
           'composition.yaml',
-          'apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata: {name: c}\nspec:\n  compositeTypeRef: {apiVersion: example.crossplane.io/v1, kind: App}\n  mode: Pipeline\n  pipeline:\n  - step: pt\n    functionRef: {name: function-patch-and-transform}\n    input: {apiVersion: pt.fn.crossplane.io/v1beta1, kind: Resources}\n',
+          'apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata: {name: c}\nspec:\n  compositeTypeRef: {apiVersion: example.compositor.crossplane.io/v1, kind: App}\n  mode: Pipeline\n  pipeline:\n  - step: pt\n    functionRef: {name: function-patch-and-transform}\n    input: {apiVersion: pt.fn.crossplane.io/v1beta1, kind: Resources}\n',
         ),
       }),
       want: /^compositor render: pipeline step "pt" returned a fatal result: invalid Function input: resources: Required value: resources or environment patches are required\n$/,

@@ -1,0 +1,31 @@
+// `compositor diagnose` without arguments: the first thing to run after installing or migrating, before knowing which
+// resource to ask about. The XRs of every kind that are stuck (the listing of --stuck) first, then who holds the
+// leader lease, then the command that diagnoses the oldest stuck XR.
+import { leaderLine, type LeaseFacts } from './diagnosis.js';
+import { formatStuck, type StuckListing } from './stuckXrs.js';
+
+export interface Overview extends StuckListing {
+  /** Absent when no lease exists (compositor is not running, or runs without --leader-election). */
+  lease?: LeaseFacts;
+}
+
+/** The next command to run for a stuck XR: diagnose with its type, name and namespace. */
+function diagnoseCommand(stuck: StuckListing['stuck'][number]): string {
+  const slash = stuck.key.indexOf('/');
+  const name = stuck.key.slice(slash + 1);
+  const namespace = slash < 0 ? '' : ` -n ${stuck.key.slice(0, slash)}`;
+  return `compositor diagnose ${stuck.resource} ${name}${namespace}`;
+}
+
+/**
+ * The overview as text: the stuck listing (its first line says whether anything is stuck), the leader, and what to
+ * run next.
+ *
+ * @example formatOverview({ stuck: [], total: 0 }, new Date()) // "no XR is stuck: ...\nLeader: ...\n"
+ */
+export function formatOverview(overview: Overview, now: Date): string {
+  const lines = [formatStuck(overview).trimEnd(), leaderLine(overview.lease, now)];
+  const oldest = overview.stuck[0];
+  if (oldest !== undefined) lines.push(`Next: ${diagnoseCommand(oldest)}`);
+  return `${lines.join('\n')}\n`;
+}
