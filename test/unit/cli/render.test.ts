@@ -289,7 +289,7 @@ describe('cli/render on examples/', () => {
           'apiVersion: apiextensions.crossplane.io/v2\nkind: CompositeResourceDefinition\nmetadata: {name: apps.example.compositor.crossplane.io}\nspec: {group: example.compositor.crossplane.io, names: {kind: App, plural: apps}, versions: [{name: v2, served: true, referenceable: true}]}\n',
         ),
       }),
-      want: /^compositor render: invalid composite resource definition ".*xrd\.yaml": cannot default values for XR "example": the specified API version 'example\.crossplane\.io\/v1' does not exist in the XRD\n$/,
+      want: /^compositor render: invalid composite resource definition ".*xrd\.yaml": cannot default values for XR "example": the specified API version 'example\.compositor\.crossplane\.io\/v1' does not exist in the XRD\n$/,
     },
     invalidName: {
       reason:
