@@ -136,7 +136,11 @@ async function measure(
 async function main(): Promise<void> {
   const builtin = new RoutingRunner({
     builtins: builtinFunctions(),
-    packageOf: () => Promise.resolve('xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.10.0'),
+    functionOf: () =>
+      Promise.resolve({
+        metadata: {},
+        spec: { package: 'xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.10.8' },
+      }),
     remote: { run: () => Promise.reject(new Error('not a built-in')) },
   });
   const builtinFigures = await measure(builtin, 'function-patch-and-transform', { seconds: BUILTIN_SECONDS });

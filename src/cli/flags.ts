@@ -1,3 +1,4 @@
+import { BUILTIN_RELEASES, DEFAULT_BUILTIN_REGISTRIES } from '../functions/index.js';
 import { parseValue, type LogLevel, type PackageRuntime, type ValueKind } from './values.js';
 
 /** Everything `compositor start` is configured with, parsed and validated once here. */
@@ -27,6 +28,7 @@ export interface StartConfig {
   functionTlsDir: string;
   packageRuntime: PackageRuntime;
   builtinFunctions: boolean;
+  builtinFunctionRegistries: readonly string[];
   enableFunctionResponseCache: boolean;
   xfnCacheMaxTtlMs: number;
   metricsBindAddress: string;
@@ -248,7 +250,21 @@ export const START_FLAGS: readonly FlagDefinition[] = [
     key: 'builtinFunctions',
     kind: 'boolean',
     default: 'true',
-    description: 'Run function-patch-and-transform and function-auto-ready in-process instead of over gRPC.',
+    description: `Run function-patch-and-transform and function-auto-ready in-process instead of over gRPC, for Functions that pin upstream's package (--builtin-function-registries) at a release the built-in reproduces (${Object.values(
+      BUILTIN_RELEASES,
+    )
+      .map((r) => r.reproduces)
+      .join(
+        ' and ',
+      )}); any other Function runs its package as written. The annotation compositor.crossplane.io/builtin: "true" or "false" on a Function forces either way. false: no Function runs in-process, whatever its annotation.`,
+  },
+  {
+    name: 'builtin-function-registries',
+    key: 'builtinFunctionRegistries',
+    kind: 'locationList',
+    default: DEFAULT_BUILTIN_REGISTRIES.join(','),
+    description:
+      'Where upstream\'s function-patch-and-transform and function-auto-ready are published: a Function whose package is <location>/function-patch-and-transform (or function-auto-ready) at a release the built-in reproduces runs in-process. Add the location of a registry that mirrors xpkg.crossplane.io/crossplane-contrib (e.g. registry.acme.io/mirror/crossplane-contrib) to keep the built-ins for its packages; a fork elsewhere runs as written. Empty: only Functions annotated compositor.crossplane.io/builtin: "true" run in-process.',
   },
   {
     name: 'enable-function-response-cache',

@@ -1,16 +1,19 @@
 // `compositor render <xr> <composition> <functions>`: runs a Composition's pipeline once, offline, and prints the
-// desired state as YAML, like `crossplane render`. Built-in functions run in-process; any other Function must
-// carry the render.crossplane.io/runtime-development-target annotation naming a running function (compositor
-// starts no containers). A problem with an input file is one line naming the file, and exit code 1.
+// desired state as YAML, like `crossplane render`. A Function a built-in serves (chooseRuntime, as `compositor start`
+// decides it without flags) runs in-process; any other Function must carry the
+// render.crossplane.io/runtime-development-target annotation naming a running function (compositor starts no
+// containers). A problem with an input file is one line naming the file, and exit code 1.
 import {
   builtinFunctions,
+  chooseRuntime,
+  DEFAULT_BUILTIN_POLICY,
   GrpcFunctionRunner,
   insecureCredentials,
   RequirementsRunner,
   RoutingRunner,
   runPipeline,
   staticEndpointResolver,
-  builtinNameOf,
+  type FunctionLike,
   type JsonObject,
   type RequiredResourceFetcher,
   type ResourceSelector,
@@ -102,17 +105,26 @@ function defaultedXr(file: JsonObject, xrd: JsonObject, path: string): JsonObjec
   }
 }
 
+/** What chooseRuntime reads of a Function file's object, whatever the file holds. */
+function functionLike(fn: JsonObject): FunctionLike {
+  const annotations = obj(obj(fn.metadata).annotations) as Record<string, string>;
+  return { metadata: { annotations }, spec: { package: str(obj(fn.spec).package) } };
+}
+
 /** Where each Function runs: a development target, or a built-in; anything else cannot run here. */
 function placeFunctions(functions: readonly JsonObject[], file: string): Record<string, string> {
-  const builtins = new Set(builtinFunctions().keys());
   const targets: Record<string, string> = {};
   for (const fn of functions) {
     const name = str(obj(fn.metadata).name);
     const target = str(obj(obj(fn.metadata).annotations)[DEVELOPMENT_TARGET_ANNOTATION]);
-    if (target !== '') targets[name] = target;
-    else if (builtinNameOf(str(obj(fn.spec).package), builtins) === undefined) {
+    if (target !== '') {
+      targets[name] = target;
+      continue;
+    }
+    const choice = chooseRuntime(functionLike(fn), DEFAULT_BUILTIN_POLICY);
+    if (choice.builtin === undefined) {
       throw new RenderInputError(
-        `invalid functions "${file}": Function "${name}" is not built in; annotate it with ${DEVELOPMENT_TARGET_ANNOTATION}: <host:port> of a running function`,
+        `invalid functions "${file}": Function "${name}" is not built in (${choice.message}); annotate it with ${DEVELOPMENT_TARGET_ANNOTATION}: <host:port> of a running function`,
       );
     }
   }
@@ -136,7 +148,7 @@ async function render(options: RenderOptions): Promise<string> {
   const defaulted = xrd === undefined ? file : defaultedXr(file, xrd, options.xrd ?? '');
   const compositionName = str(obj(composition.metadata).name);
   const xr = reconcilerView(defaulted, compositionName, legacy);
-  const packages = new Map(functions.map((fn) => [str(obj(fn.metadata).name), str(obj(fn.spec).package)]));
+  const byName = new Map(functions.map((fn) => [str(obj(fn.metadata).name), functionLike(fn)]));
   const grpc = new GrpcFunctionRunner({
     resolveEndpoint: staticEndpointResolver(targets),
     credentials: insecureCredentials(),
@@ -145,7 +157,7 @@ async function render(options: RenderOptions): Promise<string> {
   const router = new RoutingRunner({
     builtins: builtinFunctions(),
     // An explicit development target wins over a built-in of the same package.
-    packageOf: (name) => Promise.resolve(name in targets ? undefined : packages.get(name)),
+    functionOf: (name) => Promise.resolve(name in targets ? undefined : byName.get(name)),
     remote: grpc,
   });
   try {

@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { DURATION_FORM, parseDuration } from '../apis/index.js';
+import { isPackageLocation, LOCATION_FORM } from '../functions/index.js';
 
 // Value parsers for flags. Each throws a FlagValueError whose message is the accepted form, so the CLI can print
 // one line naming the flag, the rejected value and what would have been accepted.
@@ -24,6 +25,7 @@ export type ValueKind =
   | 'path'
   | 'name'
   | 'port'
+  | 'locationList'
   | 'text';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
@@ -45,10 +47,11 @@ export const ACCEPTED_FORMS: Record<ValueKind, string> = {
   path: 'a file path',
   name: 'a lowercase DNS label such as crossplane-system',
   port: 'a port number from 0 to 65535',
+  locationList: `a comma-separated list (or nothing), each ${LOCATION_FORM}`,
   text: 'a string',
 };
 
-type Parsed = number | boolean | string;
+type Parsed = number | boolean | string | readonly string[];
 
 const parsers: Record<ValueKind, (text: string) => Parsed> = {
   duration: (text) => {
@@ -109,6 +112,12 @@ const parsers: Record<ValueKind, (text: string) => Parsed> = {
   port: (text) => {
     if (!/^\+?\d{1,5}$/.test(text.trim()) || Number(text) > 65535) throw new FlagValueError(ACCEPTED_FORMS.port);
     return Number(text);
+  },
+  locationList: (text) => {
+    if (text.trim() === '') return [];
+    const locations = text.split(',').map((location) => location.trim());
+    if (!locations.every(isPackageLocation)) throw new FlagValueError(ACCEPTED_FORMS.locationList);
+    return locations;
   },
   // Any string, even an empty one, as Go's flag parsers accept for string flags.
   text: (text) => text,

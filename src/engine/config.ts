@@ -25,7 +25,10 @@ export interface EngineConfig {
   packageRuntime: 'Deployment' | 'External';
   /** compositor's namespace (--leader-election-namespace, the chart's release namespace): where packages run. */
   leaderElectionNamespace: string;
+  /** --builtin-functions: false runs no Function in-process. */
   builtinFunctions: boolean;
+  /** --builtin-function-registries: the locations of upstream's built-in packages, and mirrors of them. */
+  builtinFunctionRegistries: readonly string[];
   enableFunctionResponseCache: boolean;
   xfnCacheMaxTtlMs: number;
   installCrds: boolean;

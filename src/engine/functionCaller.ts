@@ -12,6 +12,7 @@ import {
   mtlsCredentials,
   RoutingRunner,
   withResponseCache,
+  type BuiltinPolicy,
   type FunctionObject,
   type FunctionRevisionObject,
   type FunctionRunner,
@@ -37,6 +38,7 @@ export type FunctionCallerConfig = Pick<
   | 'functionTlsDir'
   | 'functionTimeoutMs'
   | 'builtinFunctions'
+  | 'builtinFunctionRegistries'
   | 'enableFunctionResponseCache'
   | 'xfnCacheMaxTtlMs'
   | 'packageRuntime'
@@ -61,6 +63,13 @@ export interface FunctionCallerOptions {
 export interface PackageTls {
   current(): TlsBundle | undefined;
   problem(): string;
+}
+
+/** The flags that decide which Functions run in-process (chooseRuntime). */
+export function builtinPolicy(
+  config: Pick<EngineConfig, 'builtinFunctions' | 'builtinFunctionRegistries'>,
+): BuiltinPolicy {
+  return { enabled: config.builtinFunctions, registries: config.builtinFunctionRegistries };
 }
 
 /** A Function something other than compositor runs: one with an explicit endpoint, or every one when External. */
@@ -129,9 +138,9 @@ export class FunctionCaller implements Lifecycle {
     const { config, metrics } = this.options;
     const router = new RoutingRunner({
       builtins: builtinFunctions(),
-      enabled: config.builtinFunctions,
+      policy: builtinPolicy(config),
       dropBuiltinTtl: true,
-      packageOf: async (name) => {
+      functionOf: async (name) => {
         const fn = await this.getFunction(name);
         if (!fn) {
           throw new FunctionCallError(
@@ -140,7 +149,12 @@ export class FunctionCaller implements Lifecycle {
             `Function "${name}" not found: install a pkg.crossplane.io/v1 Function named "${name}" or fix the Composition's functionRef`,
           );
         }
-        return fn.spec?.package ?? '';
+        return fn;
+      },
+      onChoice: (name, choice) => {
+        const fields = { function: name, builtin: choice.builtin ?? false };
+        if (choice.invalidAnnotation === undefined) this.options.log.info(fields, choice.message);
+        else this.options.log.warn(fields, choice.message);
       },
       remote: { run: (call) => this.runRemote(call) },
     });

@@ -8,7 +8,7 @@ import {
   type ClaimFactoryInput,
   type CompositeFactoryInput,
 } from '../definition/index.js';
-import { builtinFunctions, builtinNameOf, type FunctionRunner } from '../functions/index.js';
+import type { FunctionRunner } from '../functions/index.js';
 import { Discovery, EventRecorder, type KubeClient } from '../kube/index.js';
 import { NopProvider, type ManagedControllerSettings } from '../managed/index.js';
 import type { Metrics } from '../metrics/index.js';
@@ -17,7 +17,7 @@ import { UsageController } from '../usage/index.js';
 import { InformerRegistry, shardFilter } from '../watch/index.js';
 import type { EngineConfig } from './config.js';
 import { Engine } from './engine.js';
-import { FunctionCaller, runsExternally } from './functionCaller.js';
+import { builtinPolicy, FunctionCaller, runsExternally } from './functionCaller.js';
 
 export interface EngineOptions {
   client: KubeClient;
@@ -108,19 +108,19 @@ export function managedSettings(config: EngineConfig): ManagedControllerSettings
 
 /**
  * The Function package controller (--package-runtime=Deployment) in compositor's namespace, the one of its leader
- * election Lease (the chart sets the release namespace). Built-in functions get no Deployment; a Function with an
- * explicit endpoint is left to whatever serves it there.
+ * election Lease (the chart sets the release namespace). Functions a built-in serves get no Deployment (chooseRuntime,
+ * as the function runner decides); a Function with an explicit endpoint is left to whatever serves it there.
  */
 function packageController(shared: Shared, secrets: TlsSecrets): FunctionPackageController {
-  const { client, informers, log, config } = shared;
-  const builtins = new Set(builtinFunctions().keys());
+  const { client, informers, log, config, events } = shared;
   return new FunctionPackageController({
     client,
     secrets,
     namespace: config.leaderElectionNamespace,
     logger: log,
     informers,
-    isBuiltin: (fn) => config.builtinFunctions && builtinNameOf(fn.spec?.package ?? '', builtins) !== undefined,
+    events,
+    builtins: builtinPolicy(config),
     isExternal: (fn) => runsExternally(fn, config.packageRuntime),
   });
 }

@@ -37,10 +37,21 @@ export {
   type PipelineOutput,
   type PipelineStep,
 } from './pipeline.js';
-export { builtinNameOf, RoutingRunner, type BuiltinFunction, type RouterDeps } from './router.js';
+export { RoutingRunner, type BuiltinFunction, type RouterDeps } from './router.js';
+export {
+  BUILTIN_ANNOTATION,
+  chooseRuntime,
+  DEFAULT_BUILTIN_POLICY,
+  DEFAULT_BUILTIN_REGISTRIES,
+  type BuiltinPolicy,
+  type FunctionLike,
+  type RuntimeChoice,
+} from './builtinRuntime.js';
+export { isPackageLocation, LOCATION_FORM, parsePackageRef, type PackageRef } from './packageRef.js';
 export {
   AUTO_READY,
   autoReady,
+  BUILTIN_RELEASES,
   builtinFunctions,
   ENVIRONMENT_KEY,
   goQuote,
@@ -48,4 +59,5 @@ export {
   patchAndTransform,
   type AutoReadyOptions,
   type BuiltinOptions,
+  type BuiltinRelease,
 } from './builtin/index.js';

@@ -1,30 +1,29 @@
-// Chooses, per Function, between an in-process built-in and the gRPC runner. A Function uses a built-in when its
-// spec.package names one (any registry, any tag) and built-ins are enabled (--builtin-functions).
+// Chooses, per call, between an in-process built-in and the remote runner, by the one decision of
+// builtinRuntime.ts. The decision is remembered per Function until its package or annotation changes, so the hot
+// path of a built-in reads a map, and `onChoice` hears of each Function's path once, not once per call.
+import {
+  BUILTIN_ANNOTATION,
+  chooseRuntime,
+  DEFAULT_BUILTIN_POLICY,
+  type BuiltinPolicy,
+  type FunctionLike,
+  type RuntimeChoice,
+} from './builtinRuntime.js';
 import type { FunctionCall, FunctionRunner } from './runner.js';
 import type { RunFunctionRequest, RunFunctionResponse } from './types.js';
 
 /** A function run in-process with the protocol's semantics. */
 export type BuiltinFunction = (request: RunFunctionRequest) => RunFunctionResponse | Promise<RunFunctionResponse>;
 
-/**
- * The built-in's name when a package reference names one.
- *
- * @example builtinNameOf('xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.5.0') // 'function-auto-ready'
- */
-export function builtinNameOf(pkg: string, builtins: ReadonlySet<string>): string | undefined {
-  const withoutDigest = pkg.split('@')[0] ?? '';
-  const last = withoutDigest.split('/').pop() ?? '';
-  const repo = last.split(':')[0] ?? '';
-  return builtins.has(repo) ? repo : undefined;
-}
-
 export interface RouterDeps {
   builtins: ReadonlyMap<string, BuiltinFunction>;
-  /** The package of a Function (spec.package), or undefined when unknown. */
-  packageOf: (functionName: string) => Promise<string | undefined>;
+  /** The Function a call names, or undefined to send the call to `remote` (unknown, or a development target). */
+  functionOf: (functionName: string) => Promise<FunctionLike | undefined>;
   remote: FunctionRunner;
-  /** --builtin-functions; default true. */
-  enabled?: boolean;
+  /** --builtin-functions and --builtin-function-registries; default on, upstream's locations. */
+  policy?: BuiltinPolicy;
+  /** Told which way a Function runs the first time it is called, and again whenever that changes. */
+  onChoice?: (functionName: string, choice: RuntimeChoice) => void;
   /**
    * Drop the TTL a built-in returns (the SDK default of 60 s). A built-in is a pure function of its request and every
    * input of a realtime XR arrives as a watch event, so its TTL would only requeue the XR to compute the same answer
@@ -34,6 +33,9 @@ export interface RouterDeps {
 }
 
 export class RoutingRunner implements FunctionRunner {
+  /** Per Function: the package and annotation the choice was made for, and the choice. */
+  private readonly choices = new Map<string, { key: string; choice: RuntimeChoice }>();
+
   constructor(private readonly deps: RouterDeps) {}
 
   async run(call: FunctionCall): Promise<RunFunctionResponse> {
@@ -47,10 +49,19 @@ export class RoutingRunner implements FunctionRunner {
   }
 
   private async builtinFor(functionName: string): Promise<BuiltinFunction | undefined> {
-    if (this.deps.enabled === false) return undefined;
-    const pkg = await this.deps.packageOf(functionName);
-    if (pkg === undefined) return undefined;
-    const name = builtinNameOf(pkg, new Set(this.deps.builtins.keys()));
+    const fn = await this.deps.functionOf(functionName);
+    if (fn === undefined) return undefined;
+    const name = this.choiceFor(functionName, fn).builtin;
     return name === undefined ? undefined : this.deps.builtins.get(name);
+  }
+
+  private choiceFor(functionName: string, fn: FunctionLike): RuntimeChoice {
+    const key = JSON.stringify([fn.spec?.package, fn.metadata.annotations?.[BUILTIN_ANNOTATION]]);
+    const known = this.choices.get(functionName);
+    if (known?.key === key) return known.choice;
+    const choice = chooseRuntime(fn, this.deps.policy ?? DEFAULT_BUILTIN_POLICY);
+    this.choices.set(functionName, { key, choice });
+    if (known?.choice.message !== choice.message) this.deps.onChoice?.(functionName, choice);
+    return choice;
   }
 }

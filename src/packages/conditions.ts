@@ -1,5 +1,7 @@
 // Package conditions as Crossplane's (apis/pkg/v1/conditions.go): a Function has Installed and Healthy, a revision
-// RevisionHealthy and RuntimeHealthy; a Function's Healthy is derived from its current revision's two.
+// RevisionHealthy and RuntimeHealthy; a Function's Healthy is derived from its current revision's two. compositor adds
+// one condition of its own to a Function, Runtime: whether a built-in serves it in-process or its package runs.
+import type { RuntimeChoice } from '../functions/index.js';
 import type { Condition } from './types.js';
 
 export const REASON = {
@@ -23,6 +25,28 @@ export const health = (type: string, healthy: boolean | undefined, message?: str
   reason: healthy === undefined ? REASON.unknown : healthy ? REASON.healthy : REASON.unhealthy,
   ...(message !== undefined ? { message } : {}),
 });
+
+/** compositor's condition type on a Function: which way it runs (chooseRuntime). Upstream has no such type. */
+export const RUNTIME = 'Runtime';
+
+export const RUNTIME_REASON = {
+  builtin: 'BuiltinFunction',
+  package: 'PackageAsWritten',
+  invalidAnnotation: 'InvalidBuiltinAnnotation',
+} as const;
+
+/**
+ * A Function's Runtime condition: True with reason BuiltinFunction or PackageAsWritten, or False with reason
+ * InvalidBuiltinAnnotation when its compositor.crossplane.io/builtin annotation is neither "true" nor "false" (the
+ * message still says which way it runs).
+ */
+export function runtime(choice: RuntimeChoice): Condition {
+  if (choice.invalidAnnotation !== undefined) {
+    return { type: RUNTIME, status: 'False', reason: RUNTIME_REASON.invalidAnnotation, message: choice.message };
+  }
+  const reason = choice.builtin === undefined ? RUNTIME_REASON.package : RUNTIME_REASON.builtin;
+  return { type: RUNTIME, status: 'True', reason, message: choice.message };
+}
 
 export function conditionOf(conditions: readonly Condition[] | undefined, type: string): Condition | undefined {
   return conditions?.find((c) => c.type === type);

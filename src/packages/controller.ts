@@ -3,14 +3,25 @@
 // conditions and status on both. A change to a Function (seen through the shared Function informer) starts a pass at
 // once; otherwise a pass runs every `resyncMs` while a runtime is not healthy (Deployments are not watched: that
 // would take cluster-wide rights) and every `idleResyncMs` once all are. A pass that finds nothing to change writes
-// nothing.
+// nothing. Whether a Function runs as a package at all is chooseRuntime's decision, the one the function runner
+// makes: one a built-in serves gets no Deployment, and every Function's Runtime condition says which way it runs.
 import type { Logger } from 'pino';
 import type { Subscription } from 'rxjs';
-import { CONTENT_TYPE, getIfExists, isNotFound, type KubeClient } from '../kube/index.js';
+import { chooseRuntime, DEFAULT_BUILTIN_POLICY, type BuiltinPolicy, type RuntimeChoice } from '../functions/index.js';
+import { CONTENT_TYPE, getIfExists, isNotFound, type EventSink, type KubeClient } from '../kube/index.js';
 import type { InformerLease, InformerRegistry } from '../watch/index.js';
 import { errorMessage } from '../base/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
-import { health, installed, mergeConditions, packageHealth, sameConditions } from './conditions.js';
+import {
+  conditionOf,
+  health,
+  installed,
+  mergeConditions,
+  packageHealth,
+  runtime,
+  RUNTIME,
+  sameConditions,
+} from './conditions.js';
 import { FUNCTION, FUNCTION_REVISION, LABEL_PARENT_PACKAGE, revisionName, serverSecretName } from './names.js';
 import { FunctionRuntime } from './runtime.js';
 import { TlsSecrets } from './secrets.js';
@@ -18,15 +29,19 @@ import type { Condition, FunctionPackage, FunctionRevision } from './types.js';
 
 const FUNCTIONS = '/apis/pkg.crossplane.io/v1/functions';
 const REVISIONS = '/apis/pkg.crossplane.io/v1/functionrevisions';
-const BUILTIN_MESSAGE = 'compositor serves this function in-process (--builtin-functions); it runs no Deployment';
 
 export interface FunctionPackageControllerOptions {
   client: KubeClient;
   /** compositor's namespace: where runtimes, Services and Secrets go. */
   namespace: string;
   logger: Logger;
-  /** Functions compositor serves in-process: marked Installed and Healthy, no Deployment. */
-  isBuiltin?: (fn: FunctionPackage) => boolean;
+  /**
+   * --builtin-functions and --builtin-function-registries: Functions a built-in serves (chooseRuntime) are marked
+   * Installed and Healthy and get no Deployment. Default: on, upstream's locations.
+   */
+  builtins?: BuiltinPolicy;
+  /** Where a Function's invalid compositor.crossplane.io/builtin annotation is reported; none by default. */
+  events?: EventSink;
   /** Functions something else runs (an explicit endpoint): left alone, no revision, no status. */
   isExternal?: (fn: FunctionPackage) => boolean;
   /** The shared informers: a Function change starts a pass at once. Without them Functions are listed per pass. */
@@ -159,7 +174,8 @@ export class FunctionPackageController implements Lifecycle {
     if (signal.aborted) return;
     const message = errorMessage(err, { cause: true });
     this.options.logger.warn({ controller: this.name, function: fn.metadata.name, err: message }, 'reconcile failed');
-    await this.writeFunctionStatus(fn, [health('Healthy', false, message)], {}, signal).catch((writeErr: unknown) => {
+    const conditions = [runtime(this.runtimeOf(fn)), health('Healthy', false, message)];
+    await this.writeFunctionStatus(fn, conditions, {}, signal).catch((writeErr: unknown) => {
       this.options.logger.debug(
         { controller: this.name, function: fn.metadata.name, err: errorMessage(writeErr) },
         'cannot write Function status',
@@ -178,7 +194,13 @@ export class FunctionPackageController implements Lifecycle {
    * Resolves true when nothing is left to wait for: its runtime is healthy, or compositor does not run it.
    */
   async reconcile(fn: FunctionPackage, signal: AbortSignal): Promise<boolean> {
-    if (await this.runsNoRuntime(fn, signal)) return true;
+    if (fn.metadata.deletionTimestamp !== undefined || this.options.isExternal?.(fn) === true) return true;
+    const choice = this.runtimeOf(fn);
+    this.reportInvalidAnnotation(fn, choice);
+    if (choice.builtin !== undefined) {
+      await this.serveInProcess(fn, choice, signal);
+      return true;
+    }
     const pkg = fn.spec?.package ?? '';
     const revisions = await this.listRevisions(fn.metadata.name, signal);
     const current = await this.ensureRevision(fn, pkg, revisions, signal);
@@ -198,23 +220,47 @@ export class FunctionPackageController implements Lifecycle {
     const healthy = packageHealth(fresh?.status?.conditions);
     await this.writeFunctionStatus(
       fn,
-      [installed(active), healthy],
+      [runtime(choice), installed(active), healthy],
       { currentRevision: current.metadata.name, currentIdentifier: pkg },
       signal,
     );
     return healthy.status === 'True' && others.every((r) => r.spec.desiredState !== 'Active');
   }
 
+  private runtimeOf(fn: FunctionPackage): RuntimeChoice {
+    return chooseRuntime(fn, this.options.builtins ?? DEFAULT_BUILTIN_POLICY);
+  }
+
+  /** A Warning event when the annotation becomes invalid (the Runtime condition changes), not on every pass. */
+  private reportInvalidAnnotation(fn: FunctionPackage, choice: RuntimeChoice): void {
+    if (choice.invalidAnnotation === undefined) return;
+    if (conditionOf(fn.status?.conditions, RUNTIME)?.message === choice.message) return;
+    const target = { ...FUNCTION, metadata: fn.metadata };
+    this.options.events?.event(target, {
+      type: 'Warning',
+      reason: 'InvalidBuiltinAnnotation',
+      message: choice.message,
+    });
+  }
+
   /**
-   * True for a Function compositor runs no runtime for: one being deleted (its revisions go with it), one something
-   * else runs (left alone), a built-in (marked Installed and Healthy, served in-process).
+   * A Function a built-in serves: marked Installed and Healthy, no Deployment. One that ran as a package before (its
+   * annotation or package changed) has its runtimes retired: a built-in Function runs no Deployment.
    */
-  private async runsNoRuntime(fn: FunctionPackage, signal: AbortSignal): Promise<boolean> {
-    if (fn.metadata.deletionTimestamp !== undefined || this.options.isExternal?.(fn) === true) return true;
-    if (this.options.isBuiltin?.(fn) !== true) return false;
-    const conditions = [installed(true, BUILTIN_MESSAGE), health('Healthy', true, BUILTIN_MESSAGE)];
-    await this.writeFunctionStatus(fn, conditions, {}, signal);
-    return true;
+  private async serveInProcess(fn: FunctionPackage, choice: RuntimeChoice, signal: AbortSignal): Promise<void> {
+    const fields: Record<string, unknown> = {};
+    if (fn.status?.currentRevision !== undefined) {
+      const revisions = await this.listRevisions(fn.metadata.name, signal);
+      for (const revision of revisions) {
+        if (revision.spec.desiredState === 'Active') await this.setDesiredState(revision, 'Inactive', signal);
+        await this.runtime.deactivate(revision, signal);
+      }
+      // Removed by the merge patch: the revisions stay (history, as upstream), none is current.
+      fields.currentRevision = null;
+      fields.currentIdentifier = null;
+    }
+    const conditions = [runtime(choice), installed(true, choice.message), health('Healthy', true, choice.message)];
+    await this.writeFunctionStatus(fn, conditions, fields, signal);
   }
 
   /** An older runtime serves until the current revision is active and healthy; then it is retired. */

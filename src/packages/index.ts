@@ -16,4 +16,4 @@ export { FunctionPackageController, type FunctionPackageControllerOptions } from
 export { TlsSecrets, FIELD_MANAGER, type TlsBundle } from './secrets.js';
 export { ClientCertificate, type ClientCertificateOptions } from './clientCertificate.js';
 export { deploymentHealth } from './runtime.js';
-export { packageHealth } from './conditions.js';
+export { packageHealth, runtime as runtimeCondition, RUNTIME, RUNTIME_REASON } from './conditions.js';

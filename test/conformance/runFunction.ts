@@ -3,6 +3,7 @@
 // is compared in protojson form as the corpus writes it.
 import { expect } from 'chai';
 import {
+  BUILTIN_RELEASES,
   builtinFunctions,
   RoutingRunner,
   type Resource,
@@ -88,13 +89,20 @@ export function responseOut(rsp: RunFunctionResponse): unknown {
   });
 }
 
+function upstreamPackage(name: string): string {
+  const release = BUILTIN_RELEASES[name];
+  if (release === undefined) throw new Error(`${name} is not a built-in`);
+  return `xpkg.crossplane.io/crossplane-contrib/${name}:${release.reference}`;
+}
+
 export async function runFunction(v: Vector): Promise<void> {
   const name = functionOf(v);
   // The CEL health checks are alpha upstream; the upstream test that exercises them turns the gate on.
   const celHealthChecks = v.upstream?.test?.startsWith('TestCELHealthcheckCustomizations') === true;
   const runner = new RoutingRunner({
     builtins: builtinFunctions({ autoReady: { celHealthChecks } }),
-    packageOf: () => Promise.resolve(`xpkg.crossplane.io/crossplane-contrib/${name}:v0.0.0`),
+    // The release each built-in was checked against, so the router picks the built-in as it would in a cluster.
+    functionOf: () => Promise.resolve({ metadata: {}, spec: { package: upstreamPackage(name) } }),
     remote: { run: () => Promise.reject(new Error(`${v.id}: ${name} is not a built-in`)) },
   });
   const rsp = await runner.run({ functionName: name, step: 'conformance', request: requestIn(v.request ?? {}) });

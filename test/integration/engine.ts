@@ -150,13 +150,13 @@ export function functions(): KubeObject[] {
       apiVersion: 'pkg.crossplane.io/v1',
       kind: 'Function',
       metadata: { name: PT_FUNCTION },
-      spec: { package: 'xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.8.2' },
+      spec: { package: 'xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.10.8' },
     },
     {
       apiVersion: 'pkg.crossplane.io/v1',
       kind: 'Function',
       metadata: { name: AUTO_READY_FUNCTION },
-      spec: { package: 'xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.5.0' },
+      spec: { package: 'xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.7.0' },
     },
   ];
 }

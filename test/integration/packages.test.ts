@@ -6,6 +6,7 @@ import pino from 'pino';
 import { credentials, Client, Metadata } from '@grpc/grpc-js';
 import { loadCrds } from '../../src/apis/index.js';
 import { runFunctionMethod, RUN_FUNCTION_V1 } from '../../src/functions/proto.js';
+import { DEFAULT_BUILTIN_REGISTRIES } from '../../src/functions/index.js';
 import { FunctionCaller } from '../../src/engine/index.js';
 import { Discovery, ensureCrds, type KubeClient } from '../../src/kube/index.js';
 import { createMetrics } from '../../src/metrics/index.js';
@@ -266,6 +267,7 @@ describe('Function packages (integration)', function () {
         functionTlsDir: '/nonexistent',
         functionTimeoutMs: 10_000,
         builtinFunctions: true,
+        builtinFunctionRegistries: DEFAULT_BUILTIN_REGISTRIES,
         enableFunctionResponseCache: false,
         xfnCacheMaxTtlMs: 0,
         packageRuntime: 'Deployment',

@@ -132,6 +132,7 @@ passed (compositor uses the pod's ServiceAccount).
   (list "function-insecure" $v.functions.insecure)
   (list "function-tls-dir" $v.functions.tls.mountPath)
   (list "builtin-functions" $v.functions.builtin)
+  (list "builtin-function-registries" (ternary (join "," $v.functions.builtinRegistries) nil (kindIs "slice" $v.functions.builtinRegistries)))
   (list "package-runtime" $v.functions.packageRuntime)
   (list "enable-function-response-cache" $v.functions.responseCache.enabled)
   (list "xfn-cache-max-ttl" $v.functions.responseCache.maxTtl)

@@ -8,17 +8,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { packageRoot } from '../../../src/apis/index.js';
-import { builtinFunctions, builtinNameOf, ENDPOINT_ANNOTATION } from '../../../src/functions/index.js';
+import { ENDPOINT_ANNOTATION } from '../../../src/functions/index.js';
 import { CONTENT_TYPE, KubeClient, type KubeObject } from '../../../src/kube/index.js';
 import { ControlPlane } from '../../../e2e/controlplane/index.js';
 import { freePort } from '../../../e2e/controlplane/ports.js';
 import { startFunction, type FunctionProcess } from '../../functions/process.js';
+import { builtinFunction } from './builtins.js';
 import { Kinds } from './kinds.js';
 import { baseIdentity, compositeRights, SERVICE_ACCOUNT, SYSTEM_NAMESPACE } from './rbac.js';
 
 const FUNCTION_SCRIPT = join(packageRoot(), 'test', 'conformance', 'functions', 'scenario-function.ts');
 const FIELD_MANAGER = 'conformance';
-const BUILTINS = new Set(builtinFunctions().keys());
 
 export class ScenarioCluster {
   readonly kinds: Kinds;
@@ -53,7 +53,8 @@ export class ScenarioCluster {
   }
 
   /**
-   * Applies a scenario object as a user would; Functions that are not built in are pointed at the test process.
+   * Applies a scenario object as a user would; Functions that are not built in are pointed at the test process, and
+   * built-ins pinned to other releases forced to the built-in (builtins.ts).
    * provider-nop is compositor's built-in nop provider here (started with the cluster), so its Provider object is
    * not applied; any other Provider cannot be served and fails the scenario clearly.
    */
@@ -97,8 +98,9 @@ export class ScenarioCluster {
   }
 
   private prepare(object: KubeObject): KubeObject {
-    const fn = object as KubeObject & { spec?: { package?: string } };
-    if (object.kind !== 'Function' || builtinNameOf(fn.spec?.package ?? '', BUILTINS) !== undefined) return object;
+    if (object.kind !== 'Function') return object;
+    const builtin = builtinFunction(object);
+    if (builtin !== undefined) return builtin;
     const annotations = { ...(object.metadata.annotations as Record<string, string> | undefined) };
     annotations[ENDPOINT_ANNOTATION] = this.fn.endpoint;
     return { ...object, metadata: { ...object.metadata, annotations } };

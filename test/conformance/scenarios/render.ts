@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { packageRoot } from '../../../src/apis/index.js';
 import type { KubeObject } from '../../../src/kube/index.js';
+import { builtinFunction } from './builtins.js';
 import { readManifests, type Scenario } from './scenario.js';
 
 type Json = Record<string, unknown>;
@@ -59,7 +60,12 @@ function render(inputs: Inputs): Json[] {
     const args = [
       writeDocs(dir, 'xr.yaml', [inputs.xr]),
       writeDocs(dir, 'composition.yaml', [inputs.composition]),
-      writeDocs(dir, 'functions.yaml', inputs.functions),
+      // Built-ins pinned to other releases are forced to the built-in (builtins.ts); others fail as render would.
+      writeDocs(
+        dir,
+        'functions.yaml',
+        inputs.functions.map((fn) => builtinFunction(fn) ?? fn),
+      ),
       '--include-events',
       '--include-deleted',
     ];

@@ -53,6 +53,7 @@ const SAMPLE: Record<ValueKind, string> = {
   nonNegativeInteger: '10',
   positiveNumber: '100.0',
   boolean: 'true',
+  locationList: 'xpkg.crossplane.io/crossplane-contrib',
   address: ':8080',
   logLevel: 'info',
   packageRuntime: 'Deployment',

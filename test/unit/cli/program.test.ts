@@ -76,6 +76,11 @@ describe('cli/program', () => {
       functionTlsDir: '/tls/client',
       packageRuntime: 'Deployment',
       builtinFunctions: true,
+      builtinFunctionRegistries: [
+        'xpkg.crossplane.io/crossplane-contrib',
+        'xpkg.upbound.io/crossplane-contrib',
+        'ghcr.io/crossplane-contrib',
+      ],
       enableFunctionResponseCache: true,
       xfnCacheMaxTtlMs: 86_400_000,
       metricsBindAddress: ':8080',
@@ -158,6 +163,21 @@ describe('cli/program', () => {
     '--function-insecure': { args: ['--function-insecure'], want: { functionInsecure: true } },
     '--function-tls-dir': { args: ['--function-tls-dir=/certs'], want: { functionTlsDir: '/certs' } },
     '--builtin-functions=false': { args: ['--builtin-functions=false'], want: { builtinFunctions: false } },
+    '--builtin-function-registries (a mirror)': {
+      args: [
+        '--builtin-function-registries=xpkg.crossplane.io/crossplane-contrib, registry.acme.io:5000/mirror/crossplane-contrib',
+      ],
+      want: {
+        builtinFunctionRegistries: [
+          'xpkg.crossplane.io/crossplane-contrib',
+          'registry.acme.io:5000/mirror/crossplane-contrib',
+        ],
+      },
+    },
+    '--builtin-function-registries= (none: only annotated Functions run in-process)': {
+      args: ['--builtin-function-registries='],
+      want: { builtinFunctionRegistries: [] },
+    },
     '--package-runtime=External': {
       args: ['--package-runtime=External'],
       want: { packageRuntime: 'External' },
@@ -200,7 +220,7 @@ describe('cli/program', () => {
     it(`accepts ${name}`, async () => {
       const { code, config, stderr } = await run(['start', ...args]);
       expect(code, stderr).to.equal(0);
-      expect(config).to.include(want);
+      expect(config).to.deep.include(want);
     });
   }
 
@@ -233,6 +253,21 @@ describe('cli/program', () => {
       args: ['--circuit-breaker-burst=lots'],
       flag: '--circuit-breaker-burst',
       form: 'number',
+    },
+    'a registry location with a scheme': {
+      args: ['--builtin-function-registries=https://xpkg.crossplane.io/crossplane-contrib'],
+      flag: '--builtin-function-registries',
+      form: 'without scheme',
+    },
+    'a registry location with a trailing slash': {
+      args: ['--builtin-function-registries=registry.acme.io/mirror/'],
+      flag: '--builtin-function-registries',
+      form: 'without scheme, tag or trailing slash',
+    },
+    'a registry location naming a tag': {
+      args: ['--builtin-function-registries=xpkg.crossplane.io/crossplane-contrib,registry.acme.io/fn:v1'],
+      flag: '--builtin-function-registries',
+      form: 'comma-separated list',
     },
     'a package runtime Crossplane does not know': {
       args: ['--package-runtime=Pod'],

@@ -279,7 +279,18 @@ describe('cli/render on examples/', () => {
           'apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-patch-and-transform}\nspec: {package: xpkg.crossplane.io/acme/function-other:v1}\n---\napiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-auto-ready}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.5.0}\n',
         ),
       }),
-      want: /^compositor render: invalid functions ".*": Function "function-patch-and-transform" is not built in; annotate it with render\.crossplane\.io\/runtime-development-target/,
+      want: /^compositor render: invalid functions ".*": Function "function-patch-and-transform" is not built in \(Running the package as written: compositor has no built-in function-other\); annotate it with render\.crossplane\.io\/runtime-development-target/,
+    },
+    pinnedOutsideTheBuiltinsRange: {
+      reason:
+        'a built-in runs only for the releases it reproduces; another release runs as written, which render cannot',
+      options: () => ({
+        functions: tempFile(
+          'functions.yaml',
+          'apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-patch-and-transform}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.9.0}\n---\napiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: function-auto-ready}\nspec: {package: xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.7.0}\n',
+        ),
+      }),
+      want: /^compositor render: invalid functions ".*": Function "function-patch-and-transform" is not built in \(Running the package as written: version v0\.9\.0 is outside the built-in function-patch-and-transform's range >=0\.10\.0 <0\.11\.0\); annotate it/,
     },
     xrdVersion: {
       reason: "an XRD without the XR's version cannot default it (crank cmd/crank/render/xrd.go DefaultValues)",

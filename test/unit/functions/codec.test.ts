@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import {
-  builtinNameOf,
   requestFromWire,
   requestToWire,
   resolveEndpoint,
@@ -89,17 +88,4 @@ describe('functions/resolveEndpoint', () => {
       expect(resolveEndpoint(c.fn, c.revisions, 'crossplane-system'), c.reason).to.equal(c.want);
     });
   }
-
-  it('recognises built-in packages by repository name only', () => {
-    const builtins = new Set(['function-patch-and-transform', 'function-auto-ready']);
-    expect(builtinNameOf('xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.5.0', builtins)).to.equal(
-      'function-auto-ready',
-    );
-    expect(builtinNameOf('reg.example/x/function-patch-and-transform@sha256:ab', builtins)).to.equal(
-      'function-patch-and-transform',
-    );
-    expect(builtinNameOf('xpkg.crossplane.io/crossplane-contrib/function-auto-ready-fork:v1', builtins)).to.equal(
-      undefined,
-    );
-  });
 });

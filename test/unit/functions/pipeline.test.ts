@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import {
   builtinFunctions,
+  DEFAULT_BUILTIN_POLICY,
   PipelineFatalError,
   RoutingRunner,
   runPipeline,
@@ -11,8 +12,8 @@ import {
 } from '../../../src/functions/index.js';
 
 const PACKAGES: Record<string, string> = {
-  pt: 'xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.8.2',
-  ready: 'xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.5.0',
+  pt: 'xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.10.8',
+  ready: 'xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.7.0',
   other: 'xpkg.crossplane.io/acme/function-other:v1',
 };
 
@@ -46,14 +47,14 @@ function router(remoteCalls: FunctionCall[], enabled = true, dropBuiltinTtl = fa
   return new RoutingRunner({
     dropBuiltinTtl,
     builtins: builtinFunctions(),
-    packageOf: (name) => Promise.resolve(PACKAGES[name]),
+    functionOf: (name) => Promise.resolve({ metadata: {}, spec: { package: PACKAGES[name] } }),
     remote: {
       run: (call): Promise<RunFunctionResponse> => {
         remoteCalls.push(call);
         return Promise.resolve({ desired: call.request.desired ?? {} });
       },
     },
-    enabled,
+    policy: { ...DEFAULT_BUILTIN_POLICY, enabled },
   });
 }
 

@@ -15,14 +15,13 @@ function remoteRunner(calls: FunctionCall[]): RoutingRunner {
   return new RoutingRunner({
     dropBuiltinTtl: false,
     builtins: builtinFunctions(),
-    packageOf: () => Promise.resolve('xpkg.crossplane.io/acme/function-other:v1'),
+    functionOf: () => Promise.resolve({ metadata: {}, spec: { package: 'xpkg.crossplane.io/acme/function-other:v1' } }),
     remote: {
       run: (call): Promise<RunFunctionResponse> => {
         calls.push(call);
         return Promise.resolve({ desired: call.request.desired ?? {} });
       },
     },
-    enabled: true,
   });
 }
 
@@ -82,9 +81,12 @@ describe('functions/pipeline request meta and credentials', () => {
     const runner = new RoutingRunner({
       dropBuiltinTtl: false,
       builtins: builtinFunctions(),
-      packageOf: () => Promise.resolve('xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.5.0'),
+      functionOf: () =>
+        Promise.resolve({
+          metadata: {},
+          spec: { package: 'xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.7.0' },
+        }),
       remote: { run: () => Promise.reject(new Error('not remote')) },
-      enabled: true,
     });
     const calls: FunctionCall[] = [];
     await runPipeline(
