@@ -8,6 +8,7 @@
 // compositor.crossplane.io/builtin forces either way; --builtin-functions=false turns every built-in off.
 import semver from 'semver';
 import { BUILTIN_RELEASES, type BuiltinRelease } from './builtin/releases.js';
+import { ENDPOINT_ANNOTATION } from './endpoint.js';
 import { parsePackageRef, type PackageRef } from './packageRef.js';
 
 /** Per Function: "true" runs the built-in whatever the registry and version, "false" runs the package. */
@@ -58,7 +59,12 @@ export interface RuntimeChoice {
 export function chooseRuntime(fn: FunctionLike, policy: BuiltinPolicy): RuntimeChoice {
   const annotation = fn.metadata.annotations?.[BUILTIN_ANNOTATION];
   const forced = annotation === 'true' || annotation === 'false' ? annotation : undefined;
-  const choice = decide(parsePackageRef(fn.spec?.package ?? ''), forced, policy);
+  // An explicit endpoint says where the user runs this function: it is called there unless forced in-process.
+  const endpoint = forced === undefined ? fn.metadata.annotations?.[ENDPOINT_ANNOTATION] : undefined;
+  const choice =
+    endpoint === undefined
+      ? decide(parsePackageRef(fn.spec?.package ?? ''), forced, policy)
+      : asWritten(`called at its ${ENDPOINT_ANNOTATION} annotation ${JSON.stringify(endpoint)}`);
   if (annotation === undefined || forced !== undefined) return choice;
   return {
     ...choice,

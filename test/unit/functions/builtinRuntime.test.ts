@@ -26,6 +26,11 @@ function fn(pkg: string, annotation?: string): FunctionLike {
   };
 }
 
+function withEndpoint(f: FunctionLike, endpoint: string): FunctionLike {
+  const annotations = { ...f.metadata.annotations, 'compositor.crossplane.io/endpoint': endpoint };
+  return { ...f, metadata: { ...f.metadata, annotations } };
+}
+
 describe('functions/builtinRuntime chooseRuntime', () => {
   const cases: Record<
     string,
@@ -168,6 +173,18 @@ describe('functions/builtinRuntime chooseRuntime', () => {
       reason: 'there is nothing to force',
       fn: fn(`${UPSTREAM}/function-kcl:v0.11.0`, 'true'),
       want: { message: /compositor has no built-in function-kcl, so annotation .* "true" cannot apply/ },
+    },
+    'an explicit endpoint on upstream in range': {
+      reason: 'a Function the user runs at an endpoint is called there, as docs/functions.md says',
+      fn: withEndpoint(fn(`${UPSTREAM}/${PT}:v0.10.8`), 'dns:///pt.fns:9443'),
+      want: {
+        message: `Running the package as written: called at its compositor.crossplane.io/endpoint annotation "dns:///pt.fns:9443"`,
+      },
+    },
+    'an explicit endpoint with annotation "true"': {
+      reason: 'forcing the built-in wins over the endpoint',
+      fn: withEndpoint(fn(`${UPSTREAM}/${PT}:v0.10.8`, 'true'), 'dns:///pt.fns:9443'),
+      want: { builtin: PT, message: /forced by annotation/ },
     },
     'annotation "false" on upstream in range': {
       reason: 'forcing the package wins over the default',
