@@ -5,6 +5,15 @@ import { runRender } from './render.js';
 import { runStart, type Output } from './start.js';
 import { runTrace } from './trace.js';
 
+// A reader that stops early (`compositor --help | head -3`) closes the pipe: the output ends there, quietly, as it
+// does for any Unix tool, rather than in an uncaught EPIPE.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+  });
+}
+
 const output: Output = {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
