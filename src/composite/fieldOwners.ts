@@ -117,12 +117,16 @@ export function machineryOwnedByXrOwner(
 }
 
 /**
- * Which of UPDATED_STATUS_FIELDS an apply by Crossplane's XR manager owns on the status subresource. Earlier compositor
- * releases applied them under that name; Crossplane's next status apply would release them.
+ * Which of UPDATED_STATUS_FIELDS an apply by `manager` (Crossplane's XR manager unless given) owns on the status
+ * subresource. Earlier compositor releases applied them under Crossplane's name; its next status apply would release
+ * them.
  */
-export function statusFieldsOwnedByXrOwner(managedFields: readonly ManagedFieldsEntry[] | undefined): string[] {
+export function statusFieldsOwnedByXrOwner(
+  managedFields: readonly ManagedFieldsEntry[] | undefined,
+  manager = XR_FIELD_OWNER,
+): string[] {
   const entry = (managedFields ?? []).find(
-    (e) => e.manager === XR_FIELD_OWNER && e.operation === 'Apply' && e.subresource === 'status',
+    (e) => e.manager === manager && e.operation === 'Apply' && e.subresource === 'status',
   );
   const status = objectAt(entry?.fieldsV1 ?? {}, 'f:status');
   return UPDATED_STATUS_FIELDS.filter((field) => `f:${field}` in status);

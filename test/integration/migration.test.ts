@@ -4,6 +4,12 @@ import { renderXrCrd } from '../../src/definition/index.js';
 import { claimNamesOf, renderClaimCrd } from '../../src/definition/claimRender.js';
 import { compositionHash } from '../../src/definition/revisionHash.js';
 import { newRevision } from '../../src/definition/revisions.js';
+import {
+  STATUS_FIELD_OWNER,
+  statusFieldsOwnedByXrOwner,
+  XR_FIELD_OWNER,
+  type ManagedFieldsEntry,
+} from '../../src/composite/index.js';
 import { ApiError, Discovery, ensureCrds, type KubeClient, type KubeObject } from '../../src/kube/index.js';
 import {
   CLAIM_FINALIZER,
@@ -549,6 +555,42 @@ describe('migration of claims and connection Secrets from and back to Crossplane
     expect(machineryOf(legacyApi, await xrOf(pinned)).compositionRevisionRef?.name).to.equal(rev1);
     expect(await secretData(client, `${pinned.claim}-conn`)).to.deep.equal({ endpoint: 'db-v1' });
     expect((await must<ConfigMap>(client, configMapRef(`${follows.xr}-crossplane`))).data?.tier).to.equal(undefined);
+  });
+
+  it("co-owns, once at start, the connection details an earlier release applied under Crossplane's XR manager", async () => {
+    await settled(engine as RunningEngine);
+    await engine?.stop();
+    const follows = CLAIMS[0] as ClaimCase;
+    // What earlier releases did on every publish: the whole status, with the new time, applied under Crossplane's XR
+    // manager, which takes the time from every other owner.
+    const lastPublishedTime = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    const { status } = await xrOf(follows);
+    await serverSideApply(
+      client,
+      { ...legacyXrRef(follows.xr), status: { ...status, connectionDetails: { lastPublishedTime } } },
+      XR_FIELD_OWNER,
+      '/status',
+    );
+    const owners = async (): Promise<string[]> => {
+      const xr = await must<Stored & { metadata: { managedFields?: ManagedFieldsEntry[] } }>(
+        client,
+        legacyXrRef(follows.xr),
+      );
+      const fields = xr.metadata.managedFields ?? [];
+      return [XR_FIELD_OWNER, STATUS_FIELD_OWNER].filter((m) =>
+        statusFieldsOwnedByXrOwner(fields, m).includes('connectionDetails'),
+      );
+    };
+    expect(await owners(), 'the earlier release left').to.deep.equal([XR_FIELD_OWNER]);
+    engine = await startEngine(TAKEOVER);
+    await eventually('connectionDetails co-owned by compositor', async () => {
+      const seen = await owners();
+      if (seen.includes(STATUS_FIELD_OWNER)) return true;
+      throw new Error(`owned by ${seen.join(', ')}`);
+    });
+    const written = countWrites(await settled(engine), [legacyApi.group, `/namespaces/${CLAIMS_NAMESPACE}/`]);
+    expect(written, 'writes after the upgrade').to.deep.equal({ 'PATCH xclaimeds/status': 1 });
+    expect((await xrOf(follows)).status?.connectionDetails?.lastPublishedTime).to.equal(lastPublishedTime);
   });
 
   it('hands back to Crossplane: its status applies succeed and nothing is recreated or lost', async () => {
