@@ -220,7 +220,7 @@ async function updateMachinery(
     current.compositionRevisionRef?.name === revision &&
     Object.keys(secretRef).length === 0;
   if (has) return xr;
-  await recorded(record, 'update XR', xr, async () => {
+  return recorded(record, 'update XR', xr, async () => {
     await update(client, xr, {
       metadata: {
         finalizers: [...new Set([...(xr.metadata.finalizers ?? []), FINALIZER])],
@@ -234,7 +234,6 @@ async function updateMachinery(
     });
     return must<Stored>(client, xr);
   });
-  return must<Stored>(client, xr);
 }
 
 async function applyComposed(
