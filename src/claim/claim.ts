@@ -43,6 +43,12 @@ const XR_ONLY_STATUS = new Set([
   'lastHandledReconcileAt',
   'effectivePollInterval',
 ]);
+/**
+ * A statically provisioned XR's name for its external resource. Crossplane's claim syncer puts the XR's own value back
+ * into every apply it makes as the claim's manager; left out of compositor's apply under that name, it would be
+ * released and removed once the claim no longer carries it.
+ */
+const EXTERNAL_NAME_ANNOTATION = 'crossplane.io/external-name';
 const MAX_NAME = 63;
 const SUFFIX = 5;
 
@@ -87,8 +93,8 @@ function propagated(entries: Record<string, string> | undefined): Record<string,
 }
 
 /**
- * What the claim asks of its XR, as a server-side apply body: the claim's labels and annotations, its spec without
- * the claim-only fields, and the claim reference. Applied with the claim's own field manager, so a label, annotation,
+ * What the claim asks of its XR, as a server-side apply body: the claim's labels and annotations (and the XR's own
+ * external name, as Crossplane's syncer keeps it), its spec without the claim-only fields, and the claim reference. Applied with the claim's own field manager, so a label, annotation,
  * list item or map key removed from the claim is removed from the XR too.
  */
 export function compositeFromClaim(claim: Claim, xrType: XrType, name: string, existing?: Xr): Xr {
@@ -114,10 +120,15 @@ export function compositeFromClaim(claim: Claim, xrType: XrType, name: string, e
         [CLAIM_NAME_LABEL]: claim.metadata.name,
         [CLAIM_NAMESPACE_LABEL]: claim.metadata.namespace,
       },
-      annotations: propagated(claim.metadata.annotations),
+      annotations: { ...propagated(claim.metadata.annotations), ...externalNameOf(existing) },
     },
     spec,
   };
+}
+
+function externalNameOf(xr: Xr | undefined): Record<string, string> {
+  const name = xr?.metadata.annotations?.[EXTERNAL_NAME_ANNOTATION];
+  return name ? { [EXTERNAL_NAME_ANNOTATION]: name } : {};
 }
 
 /**

@@ -1,7 +1,14 @@
 import type { OwnWrites } from '../circuitbreaker/index.js';
 import { COMPOSITE_LABEL, type Xr, type XrType } from '../controller/index.js';
 import { CONTENT_TYPE, isNotFound, type Discovery, type KubeClient } from '../kube/index.js';
-import { appliesAs, machineryOwnedByXrOwner, MACHINERY_FIELD_OWNER, type ManagedFieldsEntry } from './fieldOwners.js';
+import {
+  appliesAs,
+  machineryOwnedByXrOwner,
+  MACHINERY_FIELD_OWNER,
+  STATUS_FIELD_OWNER,
+  statusFieldsOwnedByXrOwner,
+  type ManagedFieldsEntry,
+} from './fieldOwners.js';
 import { mapLimited } from './limitedParallel.js';
 import { COMPOSITE_FINALIZER, machineryOf } from './xr.js';
 
@@ -10,6 +17,9 @@ import { COMPOSITE_FINALIZER, machineryOf } from './xr.js';
 // so after a rollback its first apply would release, and the API server remove, everything else. This one-time pass
 // at a composite controller's start finds those XRs (the cache keeps no managedFields, so it lists them once) and
 // applies the same values under compositor's own manager: co-owned, nothing can be removed by the other's apply.
+// They also applied a legacy XR's status.connectionDetails and status.claimConditionTypes under that name, which
+// Crossplane writes with plain updates: its status apply would release them, and the API server reject the apply
+// that leaves connectionDetails null. Those are co-owned the same way, on the status subresource.
 
 const PAGE_SIZE = 500;
 const CONCURRENCY = 4;
@@ -59,7 +69,39 @@ function adoptedMetadata(xr: Xr, owned: readonly string[]): Xr['metadata'] {
   return metadata;
 }
 
-/** Runs the pass over every XR of one kind; returns how many XRs it wrote. */
+/**
+ * The status apply that makes compositor's status manager co-own the updated status fields (fieldOwners.ts
+ * UPDATED_STATUS_FIELDS) that Crossplane's XR manager owns and it does not yet; undefined if none.
+ */
+export function statusAdoptionOf(xr: Xr): Xr | undefined {
+  const managedFields = (xr.metadata as { managedFields?: ManagedFieldsEntry[] }).managedFields;
+  const adopted = new Set(statusFieldsOwnedByXrOwner(managedFields, STATUS_FIELD_OWNER));
+  const status: Record<string, unknown> = {};
+  for (const field of statusFieldsOwnedByXrOwner(managedFields)) {
+    if (xr.status?.[field] !== undefined && !adopted.has(field)) status[field] = xr.status[field];
+  }
+  if (Object.keys(status).length === 0) return undefined;
+  const metadata = { name: xr.metadata.name, ...(xr.metadata.namespace ? { namespace: xr.metadata.namespace } : {}) };
+  return { apiVersion: xr.apiVersion, kind: xr.kind, metadata, status };
+}
+
+interface Adoption {
+  xr: Xr;
+  body: Xr;
+  fieldManager: string;
+  subresource: string;
+}
+
+function adoptionsOf(xr: Xr, legacy: boolean): Adoption[] {
+  const adoptions: Adoption[] = [];
+  const machinery = adoptionOf(xr, legacy);
+  if (machinery) adoptions.push({ xr, body: machinery, fieldManager: MACHINERY_FIELD_OWNER, subresource: '' });
+  const status = statusAdoptionOf(xr);
+  if (status) adoptions.push({ xr, body: status, fieldManager: STATUS_FIELD_OWNER, subresource: '/status' });
+  return adoptions;
+}
+
+/** Runs the pass over every XR of one kind; returns how many writes it made. */
 export async function adoptMachinery(options: AdoptMachineryOptions): Promise<number> {
   const { client, discovery, xrType, ownWrites, signal } = options;
   const owns = options.owns ?? ((): boolean => true);
@@ -73,21 +115,19 @@ export async function adoptMachinery(options: AdoptMachineryOptions): Promise<nu
     });
     const writes = (page.items ?? []).flatMap((item) => {
       const xr = { ...item, apiVersion: xrType.apiVersion, kind: xrType.kind };
-      if (!owns(xr)) return [];
-      const body = adoptionOf(xr, xrType.legacy);
-      return body ? [{ xr, body }] : [];
+      return owns(xr) ? adoptionsOf(xr, xrType.legacy) : [];
     });
     await mapLimited(
       writes,
       CONCURRENCY,
-      async ({ xr, body }) => {
+      async ({ xr, body, fieldManager, subresource }) => {
         const target = await discovery.path(xr.apiVersion, xr.kind, xr.metadata.name, xr.metadata.namespace);
         await ownWrites
           .track(xr, () =>
-            client.request<Xr>('PATCH', target, {
+            client.request<Xr>('PATCH', target + subresource, {
               body,
               contentType: CONTENT_TYPE.apply,
-              query: { fieldManager: MACHINERY_FIELD_OWNER, force: true },
+              query: { fieldManager, force: true },
               signal,
             }),
           )

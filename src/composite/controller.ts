@@ -209,8 +209,8 @@ export class CompositeController implements Lifecycle {
   }
 
   /**
-   * Makes compositor's own manager co-own the machinery that earlier releases applied under Crossplane's XR manager
-   * (see adoptMachinery.ts). In the background: reconciles do not wait for it, and it writes only XRs that need it.
+   * Makes compositor's own managers co-own the machinery and the legacy status fields that earlier releases applied
+   * under Crossplane's XR manager (see adoptMachinery.ts). In the background: reconciles do not wait for it, and it writes only XRs that need it.
    * With shards, every replica adopts only its own XRs.
    */
   private adoptMachineryInBackground(): void {
@@ -226,8 +226,8 @@ export class CompositeController implements Lifecycle {
       (adopted) => {
         if (adopted > 0) {
           options.logger.info(
-            { controller: options.name, xrs: adopted },
-            'compositor now co-owns XR machinery that earlier releases applied under the XR field manager',
+            { controller: options.name, writes: adopted },
+            'compositor now co-owns XR machinery and status fields that earlier releases applied under the XR field manager',
           );
         }
       },

@@ -20,6 +20,22 @@ export const XR_FIELD_OWNER = 'apiextensions.crossplane.io/composite';
  */
 export const MACHINERY_FIELD_OWNER = 'compositor/composite';
 
+/**
+ * The status fields of a legacy XR that Crossplane sets in memory and writes with a plain status update, never in its
+ * status apply: when connection details were last published, and which conditions its claim shows (reconciler.go
+ * SetConnectionDetailsLastPublishedTime and handleCommonCompositionResult's SetClaimConditionTypes, then
+ * Status().Update).
+ */
+export const UPDATED_STATUS_FIELDS: readonly string[] = ['connectionDetails', 'claimConditionTypes'];
+
+/**
+ * compositor's own manager of UPDATED_STATUS_FIELDS (an apply on the status subresource). Under Crossplane's XR
+ * manager they would be released by Crossplane's status apply, which leaves them out: the API server removes a
+ * released field nobody else owns, and rejects the whole apply when that leaves status.connectionDetails, whose map
+ * Crossplane's plain update owns, as null.
+ */
+export const STATUS_FIELD_OWNER = 'compositor/composite-status';
+
 const COMPOSED_FIELD_OWNER_PREFIX = 'apiextensions.crossplane.io/composed';
 
 /** "Kind.group" as Go's schema.GroupKind prints it ("Kind" for the core group). */
@@ -98,6 +114,22 @@ export function machineryOwnedByXrOwner(
     if (key.startsWith('f:') && key !== 'f:resourceRefs') owned.push(key.slice(2));
   }
   return owned;
+}
+
+/**
+ * Which of UPDATED_STATUS_FIELDS an apply by `manager` (Crossplane's XR manager unless given) owns on the status
+ * subresource. Earlier compositor releases applied them under Crossplane's name; its next status apply would release
+ * them.
+ */
+export function statusFieldsOwnedByXrOwner(
+  managedFields: readonly ManagedFieldsEntry[] | undefined,
+  manager = XR_FIELD_OWNER,
+): string[] {
+  const entry = (managedFields ?? []).find(
+    (e) => e.manager === manager && e.operation === 'Apply' && e.subresource === 'status',
+  );
+  const status = objectAt(entry?.fieldsV1 ?? {}, 'f:status');
+  return UPDATED_STATUS_FIELDS.filter((field) => `f:${field}` in status);
 }
 
 function objectAt(fields: Record<string, unknown>, key: string): Record<string, unknown> {

@@ -28,6 +28,9 @@ export {
   MACHINERY_FIELD_OWNER,
   previousComposedFieldOwner,
   sortedResourceRefs,
+  STATUS_FIELD_OWNER,
+  statusFieldsOwnedByXrOwner,
+  UPDATED_STATUS_FIELDS,
   XR_FIELD_OWNER,
   type ManagedFieldsEntry,
 } from './fieldOwners.js';

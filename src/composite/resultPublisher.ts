@@ -67,7 +67,8 @@ export interface ResultPublisher {
   emitEvents(xr: Xr, events: readonly PipelineEvent[], signal: AbortSignal): Promise<void>;
   /**
    * A legacy XR publishes the connection details the pipeline desires for it, filtered by the XRD's
-   * connectionSecretKeys, to its spec.writeConnectionSecretToRef; written only when they change.
+   * connectionSecretKeys, to its spec.writeConnectionSecretToRef; written only when they change. The publishing time
+   * goes to the status draft; XrWriter applies it under compositor's own status manager, never Crossplane's.
    */
   publishConnectionDetails(
     xr: Xr,

@@ -1,8 +1,15 @@
-import { COMPOSITE_LABEL, type StatusDraft, type Xr, type XrType } from '../controller/index.js';
+import { COMPOSITE_LABEL, isSubset, type StatusDraft, type Xr, type XrType } from '../controller/index.js';
 import { digest } from '../functions/index.js';
 import { ApiError, CONTENT_TYPE, isNotFound, removeFinalizerPatch } from '../kube/index.js';
 import { serverSideApply, type ApplyDeps } from './apply.js';
-import { MACHINERY_FIELD_OWNER, XR_FIELD_OWNER } from './fieldOwners.js';
+import {
+  MACHINERY_FIELD_OWNER,
+  STATUS_FIELD_OWNER,
+  statusFieldsOwnedByXrOwner,
+  UPDATED_STATUS_FIELDS,
+  XR_FIELD_OWNER,
+  type ManagedFieldsEntry,
+} from './fieldOwners.js';
 import { COMPOSITE_FINALIZER, machineryOf, type Machinery } from './xr.js';
 
 /**
@@ -17,12 +24,21 @@ export interface XrWriter {
   applyMachinery(xr: Xr, machinery: Machinery, signal: AbortSignal): Promise<void>;
   /** Removes compositor's finalizer; a list that moved meanwhile is reported as a conflict, a gone XR is fine. */
   removeFinalizer(xr: Xr, signal: AbortSignal): Promise<void>;
-  /** Server-side applies the status when the draft differs from what is stored: the XR written, if it was. */
+  /**
+   * Server-side applies the status when the draft differs from what is stored: the fields Crossplane writes by plain
+   * update under compositor's own manager, the rest under Crossplane's XR manager. The XR last written, if it was.
+   */
   writeStatus(xr: Xr, status: StatusDraft, signal: AbortSignal): Promise<Xr | undefined>;
 }
 
 /** The XrWriter of a running controller: requests to the API server, under the field owners of fieldOwners.ts. */
 export class ApiXrWriter implements XrWriter {
+  /**
+   * XRs (by uid) known not to hold UPDATED_STATUS_FIELDS under Crossplane's XR manager alone: checked once per XR and
+   * process, since the cache keeps no managedFields.
+   */
+  private readonly checkedOwners = new Set<string>();
+
   constructor(private readonly deps: ApplyDeps & { xrType: XrType }) {}
 
   /**
@@ -56,6 +72,7 @@ export class ApiXrWriter implements XrWriter {
   }
 
   async removeFinalizer(xr: Xr, signal: AbortSignal): Promise<void> {
+    if (xr.metadata.uid) this.checkedOwners.delete(xr.metadata.uid);
     const patch = removeFinalizerPatch(xr.metadata.finalizers, COMPOSITE_FINALIZER);
     if (!patch) return;
     const { client, discovery, ownWrites } = this.deps;
@@ -72,18 +89,76 @@ export class ApiXrWriter implements XrWriter {
 
   async writeStatus(xr: Xr, status: StatusDraft, signal: AbortSignal): Promise<Xr | undefined> {
     if (status.unchanged()) return undefined;
+    const { updated, applied } = splitStatus(status.toStatus());
+    const stored = splitStatus(xr.status ?? {});
+    const updatedChanged = !sameFields(updated, stored.updated);
+    // Something differs; when it is not the updated fields, it is the rest.
+    const appliedChanged = !updatedChanged || !sameFields(applied, stored.applied);
+    let written: Xr | undefined;
+    // Co-owned first: the apply below leaves these fields out, and must not be their last owner when it does.
+    if (updatedChanged || (appliedChanged && (await this.heldByXrOwner(xr, updated, signal)))) {
+      written = await this.applyStatus(xr, updated, STATUS_FIELD_OWNER, signal);
+      if (xr.metadata.uid) this.checkedOwners.add(xr.metadata.uid);
+    }
+    if (appliedChanged) written = await this.applyStatus(xr, applied, XR_FIELD_OWNER, signal);
+    return written;
+  }
+
+  /**
+   * Whether Crossplane's XR manager owns any of the updated fields the XR has, as an earlier compositor release left
+   * them: then compositor's manager co-owns them before its next apply under that name releases them.
+   */
+  private async heldByXrOwner(xr: Xr, updated: Record<string, unknown>, signal: AbortSignal): Promise<boolean> {
+    const uid = xr.metadata.uid;
+    if (Object.keys(updated).length === 0 || (uid !== undefined && this.checkedOwners.has(uid))) return false;
+    const { client, discovery } = this.deps;
+    const path = await discovery.path(xr.apiVersion, xr.kind, xr.metadata.name, xr.metadata.namespace);
+    const current = await client.request<Xr>('GET', path, { signal });
+    const managedFields = (current.metadata as { managedFields?: ManagedFieldsEntry[] }).managedFields;
+    const held = statusFieldsOwnedByXrOwner(managedFields).some((field) => field in updated);
+    if (!held && uid !== undefined) this.checkedOwners.add(uid);
+    return held;
+  }
+
+  private async applyStatus(
+    xr: Xr,
+    status: Record<string, unknown>,
+    fieldManager: string,
+    signal: AbortSignal,
+  ): Promise<Xr> {
     const { client, discovery, ownWrites } = this.deps;
     const path = await discovery.path(xr.apiVersion, xr.kind, xr.metadata.name, xr.metadata.namespace);
-    const body = { apiVersion: xr.apiVersion, kind: xr.kind, metadata: nameOf(xr), status: status.toStatus() };
+    const body = { apiVersion: xr.apiVersion, kind: xr.kind, metadata: nameOf(xr), status };
     return ownWrites.track(xr, () =>
       client.request<Xr>('PATCH', `${path}/status`, {
         body,
         contentType: CONTENT_TYPE.apply,
-        query: { fieldManager: XR_FIELD_OWNER, force: true },
+        query: { fieldManager, force: true },
         signal,
       }),
     );
   }
+}
+
+/** A status split by who writes each field in Crossplane: by plain update (UPDATED_STATUS_FIELDS), or by apply. */
+function splitStatus(status: Record<string, unknown>): {
+  updated: Record<string, unknown>;
+  applied: Record<string, unknown>;
+} {
+  const updated: Record<string, unknown> = {};
+  const applied: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(status)) {
+    // No conditions and an empty list of them say the same; an apply of either owns none.
+    if (key === 'conditions' && Array.isArray(value) && value.length === 0) continue;
+    if (UPDATED_STATUS_FIELDS.includes(key)) updated[key] = value;
+    else applied[key] = value;
+  }
+  return { updated, applied };
+}
+
+/** The same fields with the same values: each side's every field is in the other. */
+function sameFields(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  return isSubset(a, b) && isSubset(b, a);
 }
 
 function nameOf(xr: Xr): { name: string; namespace?: string } {

@@ -1,18 +1,35 @@
 import { expect } from 'chai';
 import { loadCrds } from '../../src/apis/index.js';
-import { composedFieldOwner, XR_FIELD_OWNER } from '../../src/composite/index.js';
 import { renderXrCrd } from '../../src/definition/index.js';
 import { claimNamesOf, renderClaimCrd } from '../../src/definition/claimRender.js';
 import { compositionHash } from '../../src/definition/revisionHash.js';
 import { newRevision } from '../../src/definition/revisions.js';
 import {
-  ApiError,
-  CONTENT_TYPE,
-  Discovery,
-  ensureCrds,
-  type KubeClient,
-  type KubeObject,
-} from '../../src/kube/index.js';
+  STATUS_FIELD_OWNER,
+  statusFieldsOwnedByXrOwner,
+  XR_FIELD_OWNER,
+  type ManagedFieldsEntry,
+} from '../../src/composite/index.js';
+import { ApiError, Discovery, ensureCrds, type KubeClient, type KubeObject } from '../../src/kube/index.js';
+import {
+  CLAIM_FINALIZER,
+  create,
+  CROSSPLANE,
+  crossplaneClaimSync,
+  crossplaneReconcile,
+  FINALIZER,
+  machineryOf,
+  must,
+  put,
+  serverSideApply,
+  update,
+  xrRef as xrRefIn,
+  type ReconcileOptions,
+  type Secret,
+  type Stored,
+  type StoredClaim,
+  type WriteRecord,
+} from './crossplaneReplay.js';
 import { controlPlane, eventually } from './harness.js';
 import {
   composition,
@@ -25,41 +42,18 @@ import {
   xrd,
   type RunningEngine,
   type TestApi,
-  type XrObject,
 } from './engine.js';
 
-// Taking over a cluster Crossplane core v2 has been running, and handing it back, on the real API server. No
-// Crossplane binary runs here: the test makes Crossplane's writes as its source makes them (see docs/migration.md):
-// - plain updates (manager `crossplane`, from its user agent) for the finalizer, the composite label, the
-//   Composition and revision references, the status conditions, the CRDs and revisions it creates;
-// - a server-side apply as `apiextensions.crossplane.io/composite` that holds only spec.crossplane.resourceRefs, in
-//   its order, and one on the status subresource with the status its pipeline desires;
-// - a server-side apply of each composed resource as `apiextensions.crossplane.io/composed/<sha256(XR name + XR
-//   Kind.group)>`.
-// Then compositor runs, and then Crossplane's next reconcile is replayed.
+// Taking over a cluster Crossplane core v2.3 has been running, and handing it back, on the real API server. No
+// Crossplane binary runs here: crossplaneReplay.ts makes Crossplane's writes as its source makes them. Crossplane
+// makes the objects, compositor runs, a Composition is edited under compositor, and then Crossplane's next reconcile
+// is replayed; every object is checked after each step, and the writes of each switch are counted
+// (docs/migration.md lists them).
 
 const NAMESPACE = 'migration';
 const api = testApi('migration.example.org', 'XMigration');
-const CROSSPLANE = 'crossplane';
-const FINALIZER = 'composite.apiextensions.crossplane.io';
 
 type Revision = KubeObject & { metadata: KubeObject['metadata'] & { labels?: Record<string, string> } };
-type Stored = XrObject & {
-  metadata: XrObject['metadata'] & {
-    finalizers?: string[];
-    labels?: Record<string, string>;
-    resourceVersion?: string;
-  };
-  spec?: XrObject['spec'] & {
-    image?: string;
-    crossplane?: {
-      compositionRef?: { name: string };
-      compositionRevisionRef?: { name: string };
-      compositionUpdatePolicy?: string;
-      resourceRefs?: { apiVersion: string; kind: string; name: string }[];
-    };
-  };
-};
 type ConfigMap = KubeObject & {
   metadata: KubeObject['metadata'] & {
     uid?: string;
@@ -69,151 +63,34 @@ type ConfigMap = KubeObject & {
   data?: Record<string, string>;
 };
 
-/** The stored object, or a failure naming what is missing. */
-async function must<T extends KubeObject>(client: KubeClient, ref: KubeObject): Promise<T> {
-  const found = await get<T>(client, ref);
-  if (!found) throw new Error(`${ref.kind} ${ref.metadata.namespace ?? ''}/${ref.metadata.name} not found`);
-  return found;
-}
-
-async function pathOf(
-  client: KubeClient,
-  ref: { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } },
-): Promise<string> {
-  return new Discovery(client).path(ref.apiVersion, ref.kind, ref.metadata.name, ref.metadata.namespace);
-}
-
-/** A plain create, recorded as Crossplane's (or a user's) update. */
-async function create<T extends KubeObject>(client: KubeClient, object: T, manager: string): Promise<T> {
-  const path = await new Discovery(client).path(object.apiVersion, object.kind, undefined, object.metadata.namespace);
-  return client.request<T>('POST', path, { body: object, query: { fieldManager: manager } });
-}
-
-async function update(client: KubeClient, ref: KubeObject, patch: unknown, subresource = ''): Promise<void> {
-  await client.request('PATCH', (await pathOf(client, ref)) + subresource, {
-    body: patch,
-    contentType: CONTENT_TYPE.mergePatch,
-    query: { fieldManager: CROSSPLANE },
-  });
-}
-
-async function serverSideApply(
-  client: KubeClient,
-  object: KubeObject,
-  manager: string,
-  subresource = '',
-): Promise<void> {
-  await client.request('PATCH', (await pathOf(client, object)) + subresource, {
-    body: object,
-    contentType: CONTENT_TYPE.apply,
-    query: { fieldManager: manager, force: true },
-  });
-}
-
 function xrRef(name: string, of: TestApi = api): KubeObject {
-  const namespaced = of.scope === 'Namespaced';
-  return {
-    apiVersion: of.apiVersion,
-    kind: of.kind,
-    metadata: { name, ...(namespaced ? { namespace: NAMESPACE } : {}) },
-  };
-}
-
-/** The machinery object where the XR's schema keeps it: spec.crossplane (v2) or spec (legacy XRs). */
-function machinery(of: TestApi, fields: Record<string, unknown>): Record<string, unknown> {
-  return of.scope === 'LegacyCluster' ? fields : { crossplane: fields };
-}
-
-type StoredMachinery = NonNullable<NonNullable<Stored['spec']>['crossplane']>;
-
-function machineryOf(of: TestApi, xr: Stored): StoredMachinery {
-  return (of.scope === 'LegacyCluster' ? (xr.spec as StoredMachinery | undefined) : xr.spec?.crossplane) ?? {};
+  return xrRefIn(name, of, NAMESPACE);
 }
 
 /**
- * One reconcile of an XR as Crossplane v2 makes it, composing one ConfigMap `composedName` with `data` from the
- * revision it runs: the writes listed at the top of this file, in Crossplane's order.
+ * compositor as the tests run it: a short poll interval, since settled XRs (Synced and Ready True, as Crossplane left
+ * them) are first reconciled between one and two poll intervals after a start.
  */
-async function crossplaneReconcile(
+const TAKEOVER = { pollIntervalMs: 5_000 };
+
+/** Crossplane's XR CRD: what compositor renders, without the two status fields compositor adds. */
+function crossplaneXrCrd(definition: KubeObject): KubeObject {
+  const crd = renderXrCrd(definition as never);
+  type Version = { schema: { openAPIV3Schema: { properties: { status: { properties: Record<string, unknown> } } } } };
+  for (const version of crd.spec.versions as Version[]) {
+    const { status } = version.schema.openAPIV3Schema.properties;
+    delete status.properties.effectivePollInterval;
+    delete status.properties.lastHandledReconcileAt;
+  }
+  return crd as unknown as KubeObject;
+}
+
+async function reconcile(
   client: KubeClient,
   name: string,
-  options: { revision: string; composedName: string; data: Record<string, string>; of?: TestApi },
-): Promise<void> {
-  const of = options.of ?? api;
-  const xr = await must<Stored>(client, xrRef(name, of));
-  // Crossplane updates only what is missing or changed: nothing, on an XR that has it all.
-  const has =
-    xr.metadata.finalizers?.includes(FINALIZER) &&
-    machineryOf(of, xr).compositionRevisionRef?.name === options.revision;
-  if (!has)
-    await update(client, xr, {
-      metadata: {
-        finalizers: [...new Set([...(xr.metadata.finalizers ?? []), FINALIZER])],
-        labels: { 'crossplane.io/composite': name },
-      },
-      spec: machinery(of, {
-        compositionRef: { name: of.plural },
-        compositionRevisionRef: { name: options.revision },
-      }),
-    });
-  const legacy = of.scope === 'LegacyCluster';
-  const ref = {
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    name: options.composedName,
-    ...(legacy ? { namespace: NAMESPACE } : {}),
-  };
-  await serverSideApply(client, { ...xrRef(name, of), spec: machinery(of, { resourceRefs: [ref] }) }, XR_FIELD_OWNER);
-  const labels: Record<string, string> = { 'crossplane.io/composite': name };
-  for (const key of ['crossplane.io/claim-name', 'crossplane.io/claim-namespace']) {
-    const value = xr.metadata.labels?.[key];
-    if (value !== undefined) labels[key] = value;
-  }
-  await serverSideApply(
-    client,
-    {
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: {
-        name: options.composedName,
-        namespace: NAMESPACE,
-        labels,
-        annotations: { 'crossplane.io/composition-resource-name': 'settings' },
-        ownerReferences: [
-          {
-            apiVersion: of.apiVersion,
-            kind: of.kind,
-            name,
-            uid: xr.metadata.uid,
-            controller: true,
-            blockOwnerDeletion: true,
-          },
-        ],
-      },
-      data: options.data,
-    },
-    composedFieldOwner({ apiVersion: of.apiVersion, kind: of.kind, metadata: { name } }),
-  );
-  await serverSideApply(
-    client,
-    { ...xrRef(name, of), status: { image: options.data.image } },
-    XR_FIELD_OWNER,
-    '/status',
-  );
-  const now = new Date().toISOString();
-  await update(
-    client,
-    xr,
-    {
-      status: {
-        conditions: [
-          { type: 'Synced', status: 'True', reason: 'ReconcileSuccess', lastTransitionTime: now },
-          { type: 'Ready', status: 'True', reason: 'Available', lastTransitionTime: now },
-        ],
-      },
-    },
-    '/status',
-  );
+  options: Omit<ReconcileOptions, 'of' | 'namespace'> & { of?: TestApi },
+): Promise<WriteRecord> {
+  return crossplaneReconcile(client, name, { of: api, namespace: NAMESPACE, ...options });
 }
 
 /** The Composition of the engine tests, with a fixed extra field in the ConfigMap's base. */
@@ -224,8 +101,12 @@ function compositionWith(extra: Record<string, string>, of: TestApi = api): Kube
   return comp;
 }
 
+function configMapRef(name: string, namespace = CLAIMS_NAMESPACE): KubeObject {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace } };
+}
+
 async function configMap(client: KubeClient, name: string): Promise<ConfigMap> {
-  return must<ConfigMap>(client, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: NAMESPACE } });
+  return must<ConfigMap>(client, configMapRef(name, NAMESPACE));
 }
 
 async function composedConfigMaps(client: KubeClient): Promise<ConfigMap[]> {
@@ -248,12 +129,98 @@ async function expectKept(client: KubeClient, name: string, revision: string, ui
   expect(cm.metadata.uid, name).to.equal(uid);
 }
 
+/**
+ * compositor's writes about the objects named (paths or body names containing one of them), each as "METHOD kind"
+ * (plus "/status"), with how often; Events apart, since how many are recorded depends on timing.
+ */
+function countWrites(log: readonly string[], names: readonly string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const line of log) {
+    if (!names.some((name) => line.includes(name)) || line.includes('/events')) continue;
+    const [method = '', path = ''] = line.split(' ');
+    const parts = path.split('/');
+    const status = parts.at(-1) === 'status';
+    const plural = status ? parts.at(-3) : method === 'POST' ? parts.at(-1) : parts.at(-2);
+    const key = `${method} ${plural ?? ''}${status ? '/status' : ''}`;
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return counts;
+}
+
+/** Waits until compositor has sent no write for three seconds: the takeover (or an edit) has settled. */
+async function settled(engine: RunningEngine): Promise<readonly string[]> {
+  let seen = -1;
+  await eventually(
+    'compositor to stop writing',
+    () => {
+      const writes = engine.writeLog().length;
+      const quiet = writes === seen;
+      seen = writes;
+      return Promise.resolve(quiet ? true : undefined);
+    },
+    { intervalMs: 3_000, timeoutMs: 60_000 },
+  );
+  return engine.writeLog();
+}
+
+/**
+ * What Crossplane's XRD reconciler left on an XRD: its finalizers (plain updates) and its status (a plain status
+ * update), with the claim kind when it offers one.
+ */
+async function crossplaneDefined(
+  client: KubeClient,
+  definition: KubeObject,
+  of: TestApi,
+  claimKind?: string,
+): Promise<void> {
+  const offered = claimKind !== undefined;
+  const finalizers = [
+    'defined.apiextensions.crossplane.io',
+    ...(offered ? ['offered.apiextensions.crossplane.io'] : []),
+  ];
+  await update(client, definition, { metadata: { finalizers } });
+  const stamp = {
+    lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    observedGeneration: (definition.metadata as { generation?: number }).generation,
+  };
+  const conditions = [{ type: 'Established', status: 'True', reason: 'WatchingCompositeResource', ...stamp }];
+  const controllers: Record<string, unknown> = { compositeResourceType: { apiVersion: of.apiVersion, kind: of.kind } };
+  if (offered) {
+    conditions.push({ type: 'Offered', status: 'True', reason: 'WatchingCompositeResourceClaim', ...stamp });
+    controllers.compositeResourceClaimType = { apiVersion: of.apiVersion, kind: claimKind };
+  }
+  await update(client, definition, { status: { conditions, controllers } }, '/status');
+}
+
+/** A CompositionRevision as Crossplane's revision controller makes it: created, then its ValidPipeline condition. */
+async function crossplaneRevision(client: KubeClient, revision: KubeObject): Promise<void> {
+  const created = await create(client, revision, CROSSPLANE);
+  const time = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  const conditions = [{ type: 'ValidPipeline', status: 'True', reason: 'ValidPipeline', lastTransitionTime: time }];
+  await update(client, created, { status: { conditions } }, '/status');
+}
+
+/** Crossplane's XRD reconcile after a rollback: its CRD rendering put back with a plain update (APIUpdatingApplicator). */
+async function restoreCrossplaneCrd(client: KubeClient, definition: KubeObject): Promise<WriteRecord> {
+  const want = crossplaneXrCrd(definition) as KubeObject & { spec: unknown };
+  const current = await must<KubeObject & { spec: unknown; metadata: { resourceVersion?: string } }>(client, want);
+  const written = await put(client, { ...current, spec: want.spec });
+  const version = (written.metadata as { resourceVersion?: string }).resourceVersion;
+  return [{ write: 'update XR CRD', changed: version !== current.metadata.resourceVersion }];
+}
+
+/** The writes of a replayed Crossplane reconcile that changed something. */
+function changing(record: WriteRecord): string[] {
+  return record.filter((w) => w.changed).map((w) => w.write);
+}
+
 describe('migration from and back to Crossplane core', function () {
   this.timeout(120_000);
   let engine: RunningEngine | undefined;
   let client: KubeClient;
   const original = new Map<string, ConfigMap>();
   let rev1 = '';
+  let definition: KubeObject;
 
   before(async () => {
     client = controlPlane().client();
@@ -266,15 +233,16 @@ describe('migration from and back to Crossplane core', function () {
         if (!(err instanceof ApiError && err.status === 409)) throw err;
       });
     }
-    const definition = await create(client, xrd(api), 'kubectl-client-side-apply');
-    await create(client, renderXrCrd(definition as never) as unknown as KubeObject, CROSSPLANE);
+    definition = await create(client, xrd(api), 'kubectl-client-side-apply');
+    await create(client, crossplaneXrCrd(definition), CROSSPLANE);
+    await crossplaneDefined(client, definition, api);
     await eventually('the XR CRD served', async () =>
       (await new Discovery(client).resolve(api.apiVersion, api.kind).catch(() => undefined)) ? true : undefined,
     );
     const comp = await create(client, compositionWith({ extra: 'from-crossplane' }), 'kubectl-client-side-apply');
     const revision = newRevision(comp, compositionHash(comp as never), 1) as unknown as Revision;
     rev1 = revision.metadata.name;
-    await create(client, revision, CROSSPLANE);
+    await crossplaneRevision(client, revision);
     // An XR that follows new revisions, and one pinned to the first.
     for (const [name, crossplane] of [
       ['follows', {}],
@@ -283,7 +251,7 @@ describe('migration from and back to Crossplane core', function () {
       const xr = { ...xrRef(name), spec: { image: 'nginx:1.27', crossplane } } as KubeObject;
       await create(client, xr, 'kubectl-client-side-apply');
       // Crossplane's names of composed resources are its own; compositor must keep them.
-      await crossplaneReconcile(client, name, {
+      await reconcile(client, name, {
         revision: rev1,
         composedName: `${name}-crossplane`,
         data: { image: 'nginx:1.27', extra: 'from-crossplane' },
@@ -300,14 +268,24 @@ describe('migration from and back to Crossplane core', function () {
     const generations = new Map<string, number | undefined>();
     for (const name of original.keys())
       generations.set(name, (await get<Stored>(client, xrRef(name)))?.metadata.generation);
-    engine = await startEngine();
+    engine = await startEngine(TAKEOVER);
     for (const name of original.keys()) {
       await eventually(`${name} reconciled by compositor`, async () => {
         const xr = await get<Stored>(client, xrRef(name));
-        if (condition(xr, 'Responsive') && condition(xr, 'Ready')?.status === 'True') return true;
+        // effectivePollInterval: only compositor writes it (Crossplane's replay writes Responsive and Ready too).
+        if (xr?.status?.effectivePollInterval && condition(xr, 'Ready')?.status === 'True') return true;
         throw new Error(JSON.stringify(xr?.status));
       });
     }
+    const log = await settled(engine);
+    const written = countWrites(log, [api.group, `/namespaces/${NAMESPACE}/`, `${api.plural}-`]);
+    // Once per XR: its status (effectivePollInterval, observedGeneration of its conditions) and its composed resource
+    // (the digest annotation); once per XRD: the XR CRD (compositor's two status fields).
+    expect(written, 'writes at takeover').to.deep.equal({
+      'PATCH customresourcedefinitions': 1,
+      'PATCH xmigrations/status': 2,
+      'PATCH configmaps': 2,
+    });
     const composed = await composedConfigMaps(client);
     expect(composed.map((c) => c.metadata.name).sort()).to.deep.equal(['follows-crossplane', 'pinned-crossplane']);
     for (const [name, was] of original) {
@@ -344,15 +322,29 @@ describe('migration from and back to Crossplane core', function () {
     const followsRevision =
       (await must<Stored>(client, xrRef('follows'))).spec?.crossplane?.compositionRevisionRef?.name ?? '';
     // Crossplane's next reconciles: the revisions the XRs are on, the ConfigMaps those revisions desire.
-    await crossplaneReconcile(client, 'follows', {
+    const follows = await reconcile(client, 'follows', {
       revision: followsRevision,
       composedName: 'follows-crossplane',
       data: { image: 'nginx:1.27' },
     });
-    await crossplaneReconcile(client, 'pinned', {
+    const pinnedWrites = await reconcile(client, 'pinned', {
       revision: rev1,
       composedName: 'pinned-crossplane',
       data: { image: 'nginx:1.27', extra: 'from-crossplane' },
+    });
+    const crd = await restoreCrossplaneCrd(client, definition);
+    // What Crossplane's first reconciles change: the CRD loses compositor's status fields, each composed resource
+    // the digest annotation, each XR status the effectivePollInterval compositor's status apply held.
+    expect({ crd: changing(crd), follows: changing(follows), pinned: changing(pinnedWrites) }).to.deep.equal({
+      crd: ['update XR CRD'],
+      follows: [
+        'apply ConfigMap follows-crossplane as its composed owner',
+        'apply XR status as apiextensions.crossplane.io/composite',
+      ],
+      pinned: [
+        'apply ConfigMap pinned-crossplane as its composed owner',
+        'apply XR status as apiextensions.crossplane.io/composite',
+      ],
     });
     await expectKept(client, 'follows', followsRevision, original.get('follows')?.metadata.uid);
     await expectKept(client, 'pinned', rev1, original.get('pinned')?.metadata.uid);
@@ -361,152 +353,274 @@ describe('migration from and back to Crossplane core', function () {
   });
 });
 
-// A v1-era claim: its XR was created by Crossplane's claim syncer (a random name, applied as
-// `apiextensions.crossplane.io/claim` with the claim's spec minus the claim's own fields), and the claim records the
-// XR and, for Automatic XRs, its revision with a plain update.
+// v1-era claims and their legacy XRs, with connection Secrets. Crossplane's claim syncer created each XR (a random
+// name, applied as `apiextensions.crossplane.io/claim`), its configurator gave the XR a Secret in the Composition's
+// namespace for connection Secrets, and its publisher wrote that Secret, and the claim's copy, stamping
+// status.connectionDetails.lastPublishedTime with plain status updates. One claim follows new revisions, the other
+// is pinned to the first.
+const CLAIMS_NAMESPACE = 'migration-claims';
 const legacyApi = testApi('claims.migration.example.org', 'XClaimed', 'LegacyCluster');
-const CLAIM_FINALIZER = 'finalizer.apiextensions.crossplane.io';
-const claimRef = {
-  apiVersion: legacyApi.apiVersion,
-  kind: 'Claimed',
-  metadata: { name: 'team-db', namespace: NAMESPACE },
-};
-const CROSSPLANE_XR = 'team-db-x7k2p';
 
-type StoredClaim = Stored & {
-  spec?: { resourceRef?: { name: string }; compositionRevisionRef?: { name: string }; image?: string };
-};
+interface ClaimCase {
+  claim: string;
+  xr: string;
+  pinned: boolean;
+}
 
-/** What Crossplane's claim syncer records on the claim: its XR, the XR's Composition and (Automatic) revision. */
-function claimSpecFrom(xr: StoredMachinery, revision: string | undefined): Record<string, unknown> {
-  const spec: Record<string, unknown> = {
-    resourceRef: { apiVersion: legacyApi.apiVersion, kind: legacyApi.kind, name: CROSSPLANE_XR },
+const CLAIMS: readonly ClaimCase[] = [
+  { claim: 'team-db', xr: 'team-db-x7k2p', pinned: false },
+  { claim: 'pinned-db', xr: 'pinned-db-q4r8z', pinned: true },
+];
+
+function claimRef(name: string): KubeObject & { metadata: { name: string; namespace: string } } {
+  return { apiVersion: legacyApi.apiVersion, kind: 'Claimed', metadata: { name, namespace: CLAIMS_NAMESPACE } };
+}
+
+function legacyXrRef(name: string): KubeObject {
+  return xrRefIn(name, legacyApi, CLAIMS_NAMESPACE);
+}
+
+/** The claims' Composition: one ConfigMap, and the XR's connection detail `endpoint` with a value per edit. */
+function claimsComposition(endpoint: string, extra: Record<string, string>): KubeObject {
+  const comp = composition(legacyApi) as KubeObject & {
+    spec: { writeConnectionSecretsToNamespace?: string; pipeline: { input?: { resources: unknown[] } }[] };
   };
-  if (xr.compositionRef) spec.compositionRef = xr.compositionRef;
-  if (xr.compositionUpdatePolicy === 'Automatic' && revision) spec.compositionRevisionRef = { name: revision };
-  return spec;
-}
-
-/** Crossplane updates the claim only when its binding or revision is missing or stale. */
-function claimNeedsUpdate(claim: StoredClaim, spec: Record<string, unknown>, revision: string | undefined): boolean {
-  const bound = claim.metadata.finalizers?.includes(CLAIM_FINALIZER) && claim.spec?.resourceRef?.name === CROSSPLANE_XR;
-  const current = spec.compositionRevisionRef === undefined || claim.spec?.compositionRevisionRef?.name === revision;
-  return !bound || !current;
-}
-
-/** Crossplane's claim sync: the claim's update (when something is missing), then the XR's apply. */
-async function crossplaneClaimSync(client: KubeClient, revision: string | undefined): Promise<void> {
-  const claim = await must<StoredClaim>(client, claimRef);
-  const stored = await get<Stored>(client, xrRef(CROSSPLANE_XR, legacyApi));
-  const xr = stored ? machineryOf(legacyApi, stored) : {};
-  const spec = claimSpecFrom(xr, revision);
-  if (claimNeedsUpdate(claim, spec, revision)) {
-    await update(client, claim, { metadata: { finalizers: [CLAIM_FINALIZER] }, spec });
-  }
-  const claimLabels = {
-    'crossplane.io/claim-name': claimRef.metadata.name,
-    'crossplane.io/claim-namespace': NAMESPACE,
+  comp.spec.writeConnectionSecretsToNamespace = CLAIMS_NAMESPACE;
+  const resource = comp.spec.pipeline[0]?.input?.resources[0] as {
+    base: { data: Record<string, string> };
+    connectionDetails?: unknown[];
   };
-  await serverSideApply(
-    client,
-    {
-      ...xrRef(CROSSPLANE_XR, legacyApi),
-      metadata: { name: CROSSPLANE_XR, labels: claimLabels },
-      spec: {
-        image: claim.spec?.image,
-        ...(xr.compositionRef ? { compositionRef: xr.compositionRef } : {}),
-        claimRef: {
-          apiVersion: claimRef.apiVersion,
-          kind: claimRef.kind,
-          name: claimRef.metadata.name,
-          namespace: NAMESPACE,
-        },
-      },
-    },
-    'apiextensions.crossplane.io/claim',
-  );
+  resource.base.data = { image: '', ...extra };
+  resource.connectionDetails = [{ name: 'endpoint', type: 'FromValue', value: endpoint }];
+  return comp;
 }
 
-describe('migration of claims from and back to Crossplane core', function () {
-  this.timeout(120_000);
+function secretRef(name: string): Secret {
+  return { apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: CLAIMS_NAMESPACE } };
+}
+
+async function secretData(client: KubeClient, name: string): Promise<Record<string, string>> {
+  const data = (await must<Secret>(client, secretRef(name))).data ?? {};
+  return Object.fromEntries(Object.entries(data).map(([key, value]) => [key, Buffer.from(value, 'base64').toString()]));
+}
+
+describe('migration of claims and connection Secrets from and back to Crossplane core', function () {
+  this.timeout(180_000);
   let engine: RunningEngine | undefined;
   let client: KubeClient;
+  let definition: KubeObject;
   let rev1 = '';
-  let composedUid: string | undefined;
+  const uids = new Map<string, string | undefined>();
+
+  /** One claim's Crossplane reconcile: claim sync, its XR's reconcile on `revision`, claim sync again. */
+  async function crossplaneClaim(c: ClaimCase, revision: string, endpoint: string): Promise<WriteRecord> {
+    const claimOptions = { of: legacyApi, claim: claimRef(c.claim), xrName: c.xr };
+    const writes = await crossplaneClaimSync(client, claimOptions);
+    writes.push(
+      ...(await crossplaneReconcile(client, c.xr, {
+        of: legacyApi,
+        namespace: CLAIMS_NAMESPACE,
+        revision,
+        secretsNamespace: CLAIMS_NAMESPACE,
+        composedName: `${c.xr}-crossplane`,
+        data: { image: 'postgres:17', ...(revision === rev1 ? { tier: 'gold' } : {}) },
+        connectionDetails: { endpoint },
+      })),
+    );
+    writes.push(...(await crossplaneClaimSync(client, claimOptions)));
+    return writes;
+  }
+
+  async function xrOf(c: ClaimCase): Promise<Stored> {
+    return must<Stored>(client, legacyXrRef(c.xr));
+  }
+
+  /** What a claim, its XR, composed resource and Secret must still be after Crossplane's first reconciles. */
+  async function expectHandedBack(c: ClaimCase): Promise<void> {
+    const xr = await xrOf(c);
+    expect(xr.metadata.uid, c.xr).to.equal(uids.get(c.xr));
+    expect(xr.metadata.finalizers, c.xr).to.include(FINALIZER);
+    const spec = machineryOf(legacyApi, xr);
+    expect(spec.compositionRef?.name, c.xr).to.equal(legacyApi.plural);
+    if (c.pinned) expect(spec.compositionRevisionRef?.name, c.xr).to.equal(rev1);
+    expect(xr.status?.connectionDetails?.lastPublishedTime, `${c.xr}: lastPublishedTime kept`).to.be.a('string');
+    const cm = await must<ConfigMap>(client, configMapRef(`${c.xr}-crossplane`));
+    expect(cm.metadata.uid, c.xr).to.equal(uids.get(`${c.xr}-crossplane`));
+    const claim = await must<StoredClaim>(client, claimRef(c.claim));
+    expect(claim.spec?.resourceRef?.name, c.claim).to.equal(c.xr);
+    expect(claim.metadata.finalizers, c.claim).to.include(CLAIM_FINALIZER);
+    expect(await secretData(client, `${c.claim}-conn`)).to.deep.equal({ endpoint: c.pinned ? 'db-v1' : 'db-v2' });
+    for (const secret of [`${c.claim}-conn`, xr.metadata.uid ?? '']) {
+      expect((await must<Secret>(client, secretRef(secret))).metadata.uid, `Secret ${secret}`).to.equal(
+        uids.get(secret),
+      );
+    }
+  }
 
   before(async () => {
     client = controlPlane().client();
     await ensureCrds(client, await loadCrds(), { timeoutMs: 30_000 });
-    await ensureNamespace(client, NAMESPACE);
+    await ensureNamespace(client, CLAIMS_NAMESPACE);
+    for (const fn of functions()) {
+      await create(client, fn, 'kubectl-client-side-apply').catch((err: unknown) => {
+        if (!(err instanceof ApiError && err.status === 409)) throw err;
+      });
+    }
     const offered = { ...xrd(legacyApi) } as KubeObject & { spec: Record<string, unknown> };
     offered.spec = { ...offered.spec, claimNames: { kind: 'Claimed', plural: 'claimeds' } };
-    const definition = await create(client, offered, 'kubectl-client-side-apply');
-    await create(client, renderXrCrd(definition as never) as unknown as KubeObject, CROSSPLANE);
+    definition = await create(client, offered, 'kubectl-client-side-apply');
+    await create(client, crossplaneXrCrd(definition), CROSSPLANE);
     const names = claimNamesOf(definition as never);
     if (!names) throw new Error('the XRD offers no claim');
     await create(client, renderClaimCrd(definition as never, names) as unknown as KubeObject, CROSSPLANE);
+    await crossplaneDefined(client, definition, legacyApi, names.kind);
     await eventually('the XR and claim CRDs served', async () => {
       const discovery = new Discovery(client);
       const xrKind = await discovery.resolve(legacyApi.apiVersion, legacyApi.kind).catch(() => undefined);
-      const claimKind = await discovery.resolve(claimRef.apiVersion, claimRef.kind).catch(() => undefined);
+      const claimKind = await discovery.resolve(legacyApi.apiVersion, 'Claimed').catch(() => undefined);
       return xrKind && claimKind ? true : undefined;
     });
-    const comp = await create(client, compositionWith({}, legacyApi), 'kubectl-client-side-apply');
+    const comp = await create(client, claimsComposition('db-v1', { tier: 'gold' }), 'kubectl-client-side-apply');
     const revision = newRevision(comp, compositionHash(comp as never), 1) as unknown as Revision;
     rev1 = revision.metadata.name;
-    await create(client, revision, CROSSPLANE);
-    await create(client, { ...claimRef, spec: { image: 'postgres:17' } }, 'kubectl-client-side-apply');
-    await crossplaneClaimSync(client, undefined);
-    await crossplaneReconcile(client, CROSSPLANE_XR, {
-      of: legacyApi,
-      revision: rev1,
-      composedName: `${CROSSPLANE_XR}-crossplane`,
-      data: { image: 'postgres:17' },
-    });
-    await crossplaneClaimSync(client, rev1);
-    composedUid = (await configMap(client, `${CROSSPLANE_XR}-crossplane`)).metadata.uid;
+    await crossplaneRevision(client, revision);
+    for (const c of CLAIMS) {
+      const pin = c.pinned ? { compositionUpdatePolicy: 'Manual', compositionRevisionRef: { name: rev1 } } : {};
+      const spec = { image: 'postgres:17', writeConnectionSecretToRef: { name: `${c.claim}-conn` }, ...pin };
+      await create(client, { ...claimRef(c.claim), spec }, 'kubectl-client-side-apply');
+      await crossplaneClaim(c, rev1, 'db-v1');
+      uids.set(c.xr, (await xrOf(c)).metadata.uid);
+      uids.set(`${c.xr}-crossplane`, (await must<ConfigMap>(client, configMapRef(`${c.xr}-crossplane`))).metadata.uid);
+      for (const secret of [`${c.claim}-conn`, (await xrOf(c)).metadata.uid ?? '']) {
+        uids.set(secret, (await must<Secret>(client, secretRef(secret))).metadata.uid);
+      }
+      const published = (await xrOf(c)).status?.connectionDetails?.lastPublishedTime;
+      expect(published, `${c.xr}: Crossplane published its Secret`).to.be.a('string');
+    }
   });
 
   after(async () => {
     await engine?.stop();
   });
 
-  it("keeps the claim's XR and its composed resource, and hands both back intact", async () => {
-    engine = await startEngine();
-    await eventually('the claimed XR reconciled by compositor', async () => {
-      const xr = await get<Stored>(client, xrRef(CROSSPLANE_XR, legacyApi));
-      if (condition(xr, 'Responsive') && condition(xr, 'Ready')?.status === 'True') return true;
-      throw new Error(JSON.stringify(xr?.status));
-    });
-    await eventually('the claim Ready', async () => {
-      const claim = await get<StoredClaim>(client, claimRef);
-      return condition(claim, 'Ready')?.status === 'True' ? true : undefined;
+  it('takes over the claims and their XRs without recreating anything, and counts its writes', async () => {
+    engine = await startEngine(TAKEOVER);
+    for (const c of CLAIMS) {
+      await eventually(`${c.xr} reconciled by compositor`, async () => {
+        const xr = await get<Stored>(client, legacyXrRef(c.xr));
+        // effectivePollInterval: only compositor writes it (Crossplane's replay writes Responsive and Ready too).
+        if (xr?.status?.effectivePollInterval && condition(xr, 'Ready')?.status === 'True') return true;
+        throw new Error(JSON.stringify(xr?.status));
+      });
+      await eventually(`claim ${c.claim} Ready`, async () => {
+        const claim = await get<StoredClaim>(client, claimRef(c.claim));
+        return condition(claim, 'Ready')?.status === 'True' ? true : undefined;
+      });
+    }
+    const log = await settled(engine);
+    const written = countWrites(log, [legacyApi.group, `/namespaces/${CLAIMS_NAMESPACE}/`, `${legacyApi.plural}-`]);
+    // As for v2 XRs, and once per claim: its XR, applied as the claim's manager with the digest annotation.
+    expect(written, 'writes at takeover').to.deep.equal({
+      'PATCH customresourcedefinitions': 1,
+      'PATCH xclaimeds': 2,
+      'PATCH xclaimeds/status': 2,
+      'PATCH configmaps': 2,
     });
     const xrs = await client.request<{ items: Stored[] }>('GET', `/apis/${legacyApi.group}/v1/${legacyApi.plural}`);
-    expect(
-      xrs.items.map((x) => x.metadata.name),
-      'no second XR for the claim',
-    ).to.deep.equal([CROSSPLANE_XR]);
-    const claim = await must<StoredClaim>(client, claimRef);
-    expect(claim.spec?.resourceRef?.name).to.equal(CROSSPLANE_XR);
-    expect(claim.spec?.compositionRevisionRef?.name).to.equal(rev1);
-    expect((await configMap(client, `${CROSSPLANE_XR}-crossplane`)).metadata.uid).to.equal(composedUid);
+    expect(xrs.items.map((x) => x.metadata.name).sort(), 'no second XR for a claim').to.deep.equal(
+      CLAIMS.map((c) => c.xr).sort(),
+    );
+    for (const c of CLAIMS) {
+      const claim = await must<StoredClaim>(client, claimRef(c.claim));
+      expect(claim.spec?.resourceRef?.name).to.equal(c.xr);
+      expect(claim.spec?.compositionRevisionRef?.name).to.equal(rev1);
+      expect((await xrOf(c)).metadata.uid).to.equal(uids.get(c.xr));
+      expect(await secretData(client, `${c.claim}-conn`)).to.deep.equal({ endpoint: 'db-v1' });
+    }
+  });
 
-    await engine.stop();
-    engine = undefined;
-    await crossplaneClaimSync(client, rev1);
-    await crossplaneReconcile(client, CROSSPLANE_XR, {
-      of: legacyApi,
-      revision: rev1,
-      composedName: `${CROSSPLANE_XR}-crossplane`,
-      data: { image: 'postgres:17' },
+  it("publishes the following XR's new connection details after a Composition edit, and keeps the pinned one", async () => {
+    const before = (await xrOf(CLAIMS[0] as ClaimCase)).status?.connectionDetails?.lastPublishedTime;
+    await serverSideApply(client, claimsComposition('db-v2', {}), 'kubectl');
+    const follows = CLAIMS[0] as ClaimCase;
+    await eventually("the following claim's Secret republished by compositor", async () => {
+      const xr = await xrOf(follows);
+      const data = await secretData(client, `${follows.claim}-conn`);
+      const revision = machineryOf(legacyApi, xr).compositionRevisionRef?.name;
+      const published = xr.status?.connectionDetails?.lastPublishedTime;
+      if (revision !== rev1 && data.endpoint === 'db-v2' && published !== before) return true;
+      throw new Error(`revision ${revision}, Secret ${JSON.stringify(data)}, published ${published}`);
     });
-    const xr = await must<Stored>(client, xrRef(CROSSPLANE_XR, legacyApi));
-    const spec = machineryOf(legacyApi, xr);
-    expect(xr.metadata.finalizers).to.include(FINALIZER);
-    expect(spec.compositionRef?.name).to.equal(legacyApi.plural);
-    expect(spec.compositionRevisionRef?.name).to.equal(rev1);
-    expect(xr.metadata.labels?.['crossplane.io/claim-name']).to.equal(claimRef.metadata.name);
-    expect((await configMap(client, `${CROSSPLANE_XR}-crossplane`)).metadata.uid).to.equal(composedUid);
+    const pinned = CLAIMS[1] as ClaimCase;
+    expect(machineryOf(legacyApi, await xrOf(pinned)).compositionRevisionRef?.name).to.equal(rev1);
+    expect(await secretData(client, `${pinned.claim}-conn`)).to.deep.equal({ endpoint: 'db-v1' });
+    expect((await must<ConfigMap>(client, configMapRef(`${follows.xr}-crossplane`))).data?.tier).to.equal(undefined);
+  });
+
+  it("co-owns, once at start, the connection details an earlier release applied under Crossplane's XR manager", async () => {
+    await settled(engine as RunningEngine);
+    await engine?.stop();
+    const follows = CLAIMS[0] as ClaimCase;
+    // What earlier releases did on every publish: the whole status, with the new time, applied under Crossplane's XR
+    // manager, which takes the time from every other owner.
+    const lastPublishedTime = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    const { status } = await xrOf(follows);
+    await serverSideApply(
+      client,
+      { ...legacyXrRef(follows.xr), status: { ...status, connectionDetails: { lastPublishedTime } } },
+      XR_FIELD_OWNER,
+      '/status',
+    );
+    const owners = async (): Promise<string[]> => {
+      const xr = await must<Stored & { metadata: { managedFields?: ManagedFieldsEntry[] } }>(
+        client,
+        legacyXrRef(follows.xr),
+      );
+      const fields = xr.metadata.managedFields ?? [];
+      return [XR_FIELD_OWNER, STATUS_FIELD_OWNER].filter((m) =>
+        statusFieldsOwnedByXrOwner(fields, m).includes('connectionDetails'),
+      );
+    };
+    expect(await owners(), 'the earlier release left').to.deep.equal([XR_FIELD_OWNER]);
+    engine = await startEngine(TAKEOVER);
+    await eventually('connectionDetails co-owned by compositor', async () => {
+      const seen = await owners();
+      if (seen.includes(STATUS_FIELD_OWNER)) return true;
+      throw new Error(`owned by ${seen.join(', ')}`);
+    });
+    const written = countWrites(await settled(engine), [legacyApi.group, `/namespaces/${CLAIMS_NAMESPACE}/`]);
+    expect(written, 'writes after the upgrade').to.deep.equal({ 'PATCH xclaimeds/status': 1 });
+    expect((await xrOf(follows)).status?.connectionDetails?.lastPublishedTime).to.equal(lastPublishedTime);
+  });
+
+  it('hands back to Crossplane: its status applies succeed and nothing is recreated or lost', async () => {
+    await settled(engine as RunningEngine);
+    await engine?.stop();
+    engine = undefined;
+    const crd = await restoreCrossplaneCrd(client, definition);
+    const changed: Record<string, string[]> = { crd: changing(crd) };
+    for (const c of CLAIMS) {
+      const revision = machineryOf(legacyApi, await xrOf(c)).compositionRevisionRef?.name ?? '';
+      // Throws what the API server answers: a 422 of Crossplane's status apply fails the test here.
+      changed[c.xr] = changing(await crossplaneClaim(c, revision, c.pinned ? 'db-v1' : 'db-v2'));
+    }
+    // The CRD loses compositor's status fields; each XR the digest annotation (the claim's apply), each composed
+    // resource its digest annotation, each XR status effectivePollInterval, which only compositor's status apply held.
+    const xrChanges = (xr: string): string[] => [
+      'apply XR as apiextensions.crossplane.io/claim',
+      `apply ConfigMap ${xr}-crossplane as its composed owner`,
+      'apply XR status as apiextensions.crossplane.io/composite',
+    ];
+    expect(changed, "what Crossplane's first reconciles change").to.deep.equal({
+      crd: ['update XR CRD'],
+      'team-db-x7k2p': xrChanges('team-db-x7k2p'),
+      'pinned-db-q4r8z': xrChanges('pinned-db-q4r8z'),
+    });
+    for (const c of CLAIMS) await expectHandedBack(c);
+    // A second reconcile each, as Crossplane's poll makes them: its status apply still succeeds, and changes nothing.
+    for (const c of CLAIMS) {
+      const revision = machineryOf(legacyApi, await xrOf(c)).compositionRevisionRef?.name ?? '';
+      expect(changing(await crossplaneClaim(c, revision, c.pinned ? 'db-v1' : 'db-v2')), c.xr).to.deep.equal([]);
+    }
   });
 });

@@ -65,4 +65,19 @@ describe('claim/compositeFromClaim', () => {
     expect(manual.spec?.compositionRevisionRef).to.deep.equal({ name: 'apps-abc1234' });
     expect(manual.spec?.size).to.equal(3);
   });
+
+  it("keeps the XR's external name in the apply, as Crossplane's syncer does, whatever the claim carries", () => {
+    const existing = {
+      ...xr({}),
+      metadata: { name: 'my-app-1a2b3', annotations: { 'crossplane.io/external-name': 'db-7' } },
+    };
+    const claimed = { ...claim, metadata: { ...claim.metadata, annotations: { team: 'a' } } };
+    expect(compositeFromClaim(claimed, xrType, 'my-app-1a2b3', existing).metadata.annotations).to.deep.equal({
+      team: 'a',
+      'crossplane.io/external-name': 'db-7',
+    });
+    expect(compositeFromClaim(claimed, xrType, 'my-app-1a2b3', xr({})).metadata.annotations).to.deep.equal({
+      team: 'a',
+    });
+  });
 });
