@@ -10,6 +10,7 @@ export interface StartConfig {
   maxConcurrentReconciles: number;
   fairQueue: boolean;
   maxConcurrentApplies: number;
+  maxComposedResources: number;
   enableRealtimeCompositions: boolean;
   circuitBreakerBurst: number;
   circuitBreakerRefillRate: number;
@@ -115,6 +116,14 @@ export const START_FLAGS: readonly FlagDefinition[] = [
     default: '8',
     description:
       'Composed resources one XR applies (or deletes) at once, under the global API client rate limit. 1 applies them one after another, as Crossplane does.',
+  },
+  {
+    name: 'max-composed-resources',
+    key: 'maxComposedResources',
+    kind: 'nonNegativeInteger',
+    default: '1000',
+    description:
+      "Desired composed resources one function response may hold. A response with more fails its pipeline step: the XR reports it (Synced False, a Warning event) and nothing is applied or deleted. 0 means no limit, as in Crossplane, which has none.",
   },
   {
     name: 'fair-queue',

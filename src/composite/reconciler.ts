@@ -1,5 +1,13 @@
 import type { Logger } from 'pino';
-import { dateOf, errorMessage, systemClock, type Clock } from '../base/index.js';
+import {
+  dateOf,
+  deeperThan,
+  errorMessage,
+  MAX_NESTING_DEPTH,
+  NestingDepthError,
+  systemClock,
+  type Clock,
+} from '../base/index.js';
 import { responsiveCondition, type Breaker, type OwnWrites } from '../circuitbreaker/index.js';
 import {
   describe,
@@ -18,6 +26,7 @@ import {
   unreadyMessage,
   withJitter,
   type EffectivePollInterval,
+  type FailureReport,
   type PollIntervalFlags,
   type Xr,
   type XrType,
@@ -116,6 +125,9 @@ export class CompositeReconciler {
       return {};
     }
     if (this.options.stale?.() === true) return { requeueAfterMs: STALE_RECHECK_MS };
+    // Measured before anything walks it recursively, starting with the clone.
+    const deep = deeperThan(cached);
+    if (deep !== undefined) return this.refuseNesting(cached, deep, signal);
     const xr = structuredClone(cached);
     const status = new StatusDraft(xr.status ?? {}, xr.metadata.generation, this.now);
     status.setCondition(responsiveCondition(this.options.breaker.state(key)));
@@ -213,19 +225,37 @@ export class CompositeReconciler {
       await publisher.emitEvents(xr, err.partial.events, signal);
       publisher.setConditions(status, err.partial.conditions);
     }
-    await reportFailure(
-      {
-        status,
-        event: (input) => {
-          this.options.events.event(xr, input);
-        },
-        writeStatus: () => writer.writeStatus(xr, status, signal),
-        onWriteError: (writeErr) => {
-          this.options.logger.warn({ xr: describe(xr), err: errorMessage(writeErr) }, 'cannot write XR status');
-        },
+    await reportFailure(this.report(xr, status, signal), { reason, message });
+    throw err;
+  }
+
+  private report(xr: Xr, status: StatusDraft, signal: AbortSignal): FailureReport {
+    return {
+      status,
+      event: (input) => {
+        this.options.events.event(xr, input);
       },
-      { reason, message },
-    );
+      writeStatus: () => this.steps.writer.writeStatus(xr, status, signal),
+      onWriteError: (writeErr) => {
+        this.options.logger.warn({ xr: describe(xr), err: errorMessage(writeErr) }, 'cannot write XR status');
+      },
+    };
+  }
+
+  /**
+   * An XR nested deeper than the engine walks (the API server accepts about 10,000 levels): nothing is composed,
+   * applied or deleted; a Warning and Synced False say where, as for any failed compose pass. Its status is written
+   * from what is stored, unless the status is itself the deep part: then the event alone reports it.
+   */
+  private async refuseNesting(xr: Xr, path: string, signal: AbortSignal): Promise<ReconcileResult> {
+    const err = new NestingDepthError(`composite resource ${describe(xr)}`, path, MAX_NESTING_DEPTH);
+    const failure = { reason: 'ComposeResources', message: `cannot compose resources: ${err.message}` };
+    if (deeperThan(xr.status) !== undefined) {
+      this.options.events.event(xr, { type: 'Warning', ...failure });
+      throw err;
+    }
+    const status = new StatusDraft(xr.status ?? {}, xr.metadata.generation, this.now);
+    await reportFailure(this.report(xr, status, signal), failure);
     throw err;
   }
 

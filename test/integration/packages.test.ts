@@ -268,6 +268,7 @@ describe('Function packages (integration)', function () {
         builtinFunctions: true,
         enableFunctionResponseCache: false,
         xfnCacheMaxTtlMs: 0,
+        maxComposedResources: 1000,
         packageRuntime: 'Deployment',
         leaderElectionNamespace: NS,
       },
