@@ -123,7 +123,7 @@ export const START_FLAGS: readonly FlagDefinition[] = [
     kind: 'nonNegativeInteger',
     default: '1000',
     description:
-      "Desired composed resources one function response may hold. A response with more fails its pipeline step: the XR reports it (Synced False, a Warning event) and nothing is applied or deleted. 0 means no limit, as in Crossplane, which has none.",
+      'Desired composed resources one function response may hold. A response with more fails its pipeline step: the XR reports it (Synced False, a Warning event) and nothing is applied or deleted. 0 means no limit, as in Crossplane, which has none.',
   },
   {
     name: 'fair-queue',

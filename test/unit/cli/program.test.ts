@@ -170,7 +170,10 @@ describe('cli/program', () => {
     '--xfn-cache-max-ttl': { args: ['--xfn-cache-max-ttl=1h'], want: { xfnCacheMaxTtlMs: 3_600_000 } },
     '--xfn-cache-max-ttl=0 (no bound)': { args: ['--xfn-cache-max-ttl=0'], want: { xfnCacheMaxTtlMs: 0 } },
     '--max-composed-resources': { args: ['--max-composed-resources=5000'], want: { maxComposedResources: 5000 } },
-    '--max-composed-resources=0 (no limit)': { args: ['--max-composed-resources=0'], want: { maxComposedResources: 0 } },
+    '--max-composed-resources=0 (no limit)': {
+      args: ['--max-composed-resources=0'],
+      want: { maxComposedResources: 0 },
+    },
     '--builtin-functions=0 (Go ParseBool spelling)': {
       args: ['--builtin-functions=0'],
       want: { builtinFunctions: false },
