@@ -26,7 +26,13 @@ export class InvalidDurationError extends Error {
  */
 export function parseDuration(text: string): number {
   if (!GO_DURATION.test(text)) throw new InvalidDurationError(text);
-  const ms = new Duration(text).milliseconds();
+  let ms: number;
+  try {
+    ms = new Duration(text).milliseconds();
+  } catch {
+    // The library refuses a number past a double (Infinity); Go refuses it as an overflow.
+    throw new InvalidDurationError(text);
+  }
   // As Go's ParseDuration, a value past its int64 nanoseconds is invalid, not a very long wait.
   if (!(Math.abs(ms) <= MAX_DURATION_MS)) throw new InvalidDurationError(text);
   return ms;

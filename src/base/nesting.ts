@@ -14,10 +14,12 @@ export const MAX_NESTING_DEPTH = 512;
 /** Segments of the path shown when a value nests too deeply. */
 const SHOWN_SEGMENTS = 6;
 
+/** A container still to visit; the path is kept as a parent link, so a visit copies nothing. */
 interface Pending {
-  value: unknown;
+  value: object;
   depth: number;
-  path: readonly string[];
+  key: string;
+  parent: Pending | undefined;
 }
 
 /**
@@ -27,27 +29,39 @@ interface Pending {
  * @example deeperThan({ spec: { a: { b: {} } } }, 2) // 'spec.a'
  */
 export function deeperThan(root: unknown, maxDepth: number = MAX_NESTING_DEPTH): string | undefined {
-  const stack: Pending[] = [{ value: root, depth: 0, path: [] }];
+  if (!isContainer(root)) return undefined;
+  const stack: Pending[] = [{ value: root, depth: 0, key: '', parent: undefined }];
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    const { value, depth, path } = next;
-    if (value === null || typeof value !== 'object' || value instanceof Uint8Array) continue;
-    if (depth >= maxDepth) return pathText(path);
-    const entries: [string, unknown][] = Array.isArray(value)
-      ? value.map((item, i): [string, unknown] => [`[${i}]`, item])
-      : Object.entries(value);
-    for (const [key, child] of entries) {
-      if (child === null || typeof child !== 'object') continue;
-      // Past the shown segments the path stays as it is: copying it per level would make the walk quadratic.
-      const childPath = path.length < SHOWN_SEGMENTS ? [...path, key] : path;
-      stack.push({ value: child, depth: depth + 1, path: childPath });
+    if (next.depth >= maxDepth) return pathText(next);
+    const depth = next.depth + 1;
+    if (Array.isArray(next.value)) {
+      const list: unknown[] = next.value;
+      for (let i = 0; i < list.length; i++) {
+        const child = list[i];
+        if (isContainer(child)) stack.push({ value: child, depth, key: `[${i}]`, parent: next });
+      }
+      continue;
+    }
+    const record = next.value as Record<string, unknown>;
+    for (const key in record) {
+      const child = record[key];
+      if (isContainer(child)) stack.push({ value: child, depth, key, parent: next });
     }
   }
   return undefined;
 }
 
-function pathText(path: readonly string[]): string {
-  const text = path.join('.').replaceAll('.[', '[');
-  return path.length >= SHOWN_SEGMENTS ? `${text}…` : text || '(the top level)';
+function isContainer(value: unknown): value is object {
+  return value !== null && typeof value === 'object' && !(value instanceof Uint8Array);
+}
+
+function pathText(last: Pending): string {
+  const keys: string[] = [];
+  for (let p: Pending | undefined = last; p?.parent !== undefined; p = p.parent) keys.push(p.key);
+  keys.reverse();
+  const shown = keys.slice(0, SHOWN_SEGMENTS).join('.').replaceAll('.[', '[');
+  if (keys.length === 0) return '(the top level)';
+  return keys.length > SHOWN_SEGMENTS ? `${shown}…` : shown;
 }
 
 /** A value nested deeper than the engine walks; the message names where. */

@@ -19,6 +19,9 @@ export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 /** Results and conditions one response may hold; each becomes an event or a condition on the XR. */
 export const MAX_RESULTS = 1000;
 
+/** Characters of a condition's message, as metav1.Condition allows (its CRD schema's maxLength). */
+export const MAX_CONDITION_MESSAGE = 32_768;
+
 export interface ResponseLimits {
   /** --max-composed-resources; 0 means no limit. */
   maxComposedResources: number;
@@ -44,26 +47,32 @@ export class ResponseLimitError extends FunctionCallError {
  * @example checkResponse(call, rsp, { maxComposedResources: 1000 });
  */
 export function checkResponse(call: FunctionCall, rsp: RunFunctionResponse, limits: ResponseLimits): void {
-  const { maxComposedResources } = limits;
-  const desired = Object.keys(rsp.desired?.resources ?? {}).length;
-  if (maxComposedResources > 0 && desired > maxComposedResources) {
-    const detail = `returned ${desired} desired composed resources, more than the ${maxComposedResources} allowed (--max-composed-resources)`;
-    throw new ResponseLimitError(call, 'composed-resources', detail);
-  }
-  for (const [field, list] of [
-    ['results', rsp.results],
-    ['conditions', rsp.conditions],
-  ] as const) {
-    if ((list?.length ?? 0) > MAX_RESULTS) {
-      throw new ResponseLimitError(call, 'results', `returned ${list?.length} ${field}, more than ${MAX_RESULTS}`);
-    }
-  }
+  const detail = composedResources(rsp, limits.maxComposedResources);
+  if (detail !== undefined) throw new ResponseLimitError(call, 'composed-resources', detail);
+  const said = results(rsp);
+  if (said !== undefined) throw new ResponseLimitError(call, 'results', said);
   const maxDepth = limits.maxNestingDepth ?? MAX_NESTING_DEPTH;
   const path = deeperThan(rsp, maxDepth);
   if (path !== undefined) {
-    const detail = `returned a response nested deeper than ${maxDepth} levels of objects and arrays (at ${path})`;
-    throw new ResponseLimitError(call, 'nesting', detail);
+    const nested = `returned a response nested deeper than ${maxDepth} levels of objects and arrays (at ${path})`;
+    throw new ResponseLimitError(call, 'nesting', nested);
   }
+}
+
+function composedResources(rsp: RunFunctionResponse, max: number): string | undefined {
+  const desired = Object.keys(rsp.desired?.resources ?? {}).length;
+  if (max === 0 || desired <= max) return undefined;
+  return `returned ${desired} desired composed resources, more than the ${max} allowed (--max-composed-resources)`;
+}
+
+function results(rsp: RunFunctionResponse): string | undefined {
+  const counts = { results: rsp.results?.length ?? 0, conditions: rsp.conditions?.length ?? 0 };
+  for (const [field, count] of Object.entries(counts)) {
+    if (count > MAX_RESULTS) return `returned ${count} ${field}, more than ${MAX_RESULTS}`;
+  }
+  const long = rsp.conditions?.find((c) => (c.message?.length ?? 0) > MAX_CONDITION_MESSAGE);
+  if (long === undefined) return undefined;
+  return `returned condition "${long.type ?? ''}" with a message of ${long.message?.length} characters, more than ${MAX_CONDITION_MESSAGE}`;
 }
 
 /** A runner whose every response is checked against the limits before anyone else reads it. */
