@@ -57,7 +57,8 @@ function isContainer(value: unknown): value is object {
 
 function pathText(last: Pending): string {
   const keys: string[] = [];
-  for (let p: Pending | undefined = last; p?.parent !== undefined; p = p.parent) keys.push(p.key);
+  // The root has no parent and no key of its own.
+  for (let p = last; p.parent !== undefined; p = p.parent) keys.push(p.key);
   keys.reverse();
   const shown = keys.slice(0, SHOWN_SEGMENTS).join('.').replaceAll('.[', '[');
   if (keys.length === 0) return '(the top level)';

@@ -79,7 +79,7 @@ describe('composite/CompositeReconciler bounds', () => {
     const store = world.composedStores.get('v1/ConfigMap');
     const [cm] = store?.list() ?? [];
     if (!store || !cm) throw new Error('no cached ConfigMap');
-    store.set({ ...cm, data: { a: '1' }, extra: nested(10_000) } as typeof cm);
+    store.set({ ...cm, data: { a: '1' }, extra: nested(10_000) });
     const err = await rejection(world.reconcile());
     expect(err).to.be.instanceOf(NestingDepthError);
     expect(world.eventLines()).to.deep.equal([
