@@ -52,6 +52,7 @@ export class FunctionPipeline implements CompositionPipeline {
     const { client, discovery } = this.options;
     // The API server accepts objects far deeper than the engine walks recursively (encoding, digests, comparison).
     for (const [name, object] of observed) assertNesting(object, `composed resource "${name}"`);
+    assertNesting(revision.spec?.pipeline, `the pipeline of CompositionRevision "${revision.metadata.name}"`);
     const resources = await Promise.all(
       [...observed].map(async ([name, object]): Promise<[string, Resource]> => {
         const connectionDetails = await composedConnectionDetails(client, object, signal);

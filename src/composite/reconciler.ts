@@ -31,7 +31,7 @@ import {
   type Xr,
   type XrType,
 } from '../controller/index.js';
-import { PipelineFatalError, type FunctionRunner } from '../functions/index.js';
+import { DEFAULT_MAX_COMPOSED_RESOURCES, PipelineFatalError, type FunctionRunner } from '../functions/index.js';
 import { isConflict, type Discovery, type EventSink, type KubeClient } from '../kube/index.js';
 import type { ReconcileResult } from '../queue/index.js';
 import type { ObjectStore } from '../watch/index.js';
@@ -81,6 +81,12 @@ export interface CompositeReconcilerOptions {
    * under its global rate limit. 1 applies them one after another, as Crossplane does. Default 8.
    */
   maxConcurrentApplies?: number;
+  /**
+   * --max-composed-resources: resourceRefs an XR may list before anything is read for them (each one is a read, from
+   * a cache or the API server). Functions are held to it by the runner stack (functions/limits.ts). Default 1000; 0
+   * means no limit.
+   */
+  maxComposedResources?: number;
   logger: Logger;
   /** Transition and publishing times; the system clock unless given. */
   clock?: Pick<Clock, 'now'>;
@@ -114,7 +120,8 @@ export class CompositeReconciler {
     this.random = options.random ?? Math.random;
     this.steps = defaultSteps(options, this.now, this.random);
     const { xrType, composed, discovery, events } = options;
-    this.composer = new Composer({ steps: this.steps, xrType, composed, discovery, events });
+    const maxComposedResources = options.maxComposedResources ?? DEFAULT_MAX_COMPOSED_RESOURCES;
+    this.composer = new Composer({ steps: this.steps, xrType, composed, discovery, events, maxComposedResources });
   }
 
   readonly reconcile = async (key: string, signal: AbortSignal): Promise<ReconcileResult> => {

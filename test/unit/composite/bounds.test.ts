@@ -88,6 +88,28 @@ describe('composite/CompositeReconciler bounds', () => {
     expect(world.writes().filter((w) => w.includes('configmaps'))).to.deep.equal([]);
   });
 
+  it('refuses an XR listing more resourceRefs than --max-composed-resources before reading any of them', async () => {
+    const { world, fn } = await convergedWorld();
+    const cached = world.xrs.get('default/app');
+    if (!cached) throw new Error('no cached XR');
+    const resourceRefs = Array.from({ length: 20_000 }, (_, i) => ({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      name: `s-${i}`,
+    }));
+    const crossplane = { ...(cached.spec?.crossplane as object), resourceRefs };
+    world.xrs.set({ ...cached, spec: { ...cached.spec, crossplane } });
+    const calls = fn.calls.length;
+    await rejection(world.reconcile());
+    const message =
+      'cannot compose resources: cannot observe composed resources: resourceRefs lists 20000, more than the 1000 allowed (--max-composed-resources)';
+    expect(world.eventLines()).to.deep.equal([`Warning ComposeResources: ${message}`]);
+    expect(synced(world.xr())).to.equal(`False ReconcileError: ${message}`);
+    expect(world.server.requests.filter((r) => r.path.includes('/secrets'))).to.deep.equal([]);
+    expect(fn.calls).to.have.length(calls);
+    expect(world.server.list('v1', 'ConfigMap')).to.have.length(1);
+  });
+
   const hostile: Record<string, { reason: string; respond: () => RunFunctionResponse; message: string }> = {
     'thousands of desired resources': {
       reason: 'more than --max-composed-resources',
