@@ -1,5 +1,11 @@
 import { expect } from 'chai';
-import { assertNesting, deeperThan, MAX_NESTING_DEPTH, NestingDepthError } from '../../../src/base/index.js';
+import {
+  approximateSize,
+  assertNesting,
+  deeperThan,
+  MAX_NESTING_DEPTH,
+  NestingDepthError,
+} from '../../../src/base/index.js';
 
 /** `levels` objects (or arrays) inside each other, built without recursion. */
 function nested(levels: number, array = false): unknown {
@@ -74,5 +80,25 @@ describe('base/deeperThan', () => {
     expect((err as Error).message).to.equal(
       `composite resource "x" nests deeper than ${MAX_NESTING_DEPTH} levels of objects and arrays (at spec.a.a.a.a.a…)`,
     );
+  });
+});
+
+describe('base/approximateSize', () => {
+  const cases: Record<string, { value: unknown; want: number }> = {
+    'keys and strings, two bytes a character': { value: { a: 'xyz' }, want: 8 },
+    'numbers, booleans and null': { value: [1, true, null], want: 16 },
+    bytes: { value: { b: new Uint8Array(10) }, want: 12 },
+    'nothing in undefined': { value: [undefined, 'a'], want: 2 },
+  };
+  for (const [name, { value, want }] of Object.entries(cases)) {
+    it(name, () => {
+      expect(approximateSize(value)).to.equal(want);
+    });
+  }
+
+  it('measures 100,000 levels without recursion', () => {
+    let value: unknown = 'x';
+    for (let i = 0; i < 100_000; i++) value = { a: value };
+    expect(approximateSize(value)).to.equal(200_002);
   });
 });
