@@ -265,7 +265,7 @@ export const START_FLAGS: readonly FlagDefinition[] = [
     kind: 'boolean',
     default: 'true',
     description:
-      "Reuse a function's response for an identical request until the TTL the function returned ends (at most --xfn-cache-max-ttl), as the function protocol allows. The cache is in memory (10,000 entries at most). Crossplane's flag of this name defaults to false and caches on disk.",
+      "Reuse a function's response for an identical request until the TTL the function returned ends (at most --xfn-cache-max-ttl), as the function protocol allows. The cache is in memory (10,000 entries and about 256 MiB at most). Crossplane's flag of this name defaults to false and caches on disk.",
   },
   {
     name: 'xfn-cache-max-ttl',

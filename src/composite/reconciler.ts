@@ -43,7 +43,7 @@ import { Composer, type Composed, type CompositeSteps } from './compose.js';
 import { FunctionPipeline } from './functionPipeline.js';
 import { ApiResultPublisher, composedResourceEvents } from './resultPublisher.js';
 import { RevisionPendingError, SelectionError, type XrdDefaults } from './selection.js';
-import { machineryOf } from './xr.js';
+import { boundedCopy, machineryOf } from './xr.js';
 import { ApiXrWriter } from './xrWriter.js';
 
 /** How often an XR being deleted looks again at composed resources still on their way out. */
@@ -132,10 +132,10 @@ export class CompositeReconciler {
       return {};
     }
     if (this.options.stale?.() === true) return { requeueAfterMs: STALE_RECHECK_MS };
-    // Measured before anything walks it recursively, starting with the clone.
+    // Measured before anything walks it recursively, starting with the clone. Deletion still goes ahead.
     const deep = deeperThan(cached);
-    if (deep !== undefined) return this.refuseNesting(cached, deep, signal);
-    const xr = structuredClone(cached);
+    if (deep !== undefined && !isBeingDeleted(cached)) return this.refuseNesting(cached, deep, signal);
+    const xr = deep === undefined ? structuredClone(cached) : boundedCopy(cached);
     const status = new StatusDraft(xr.status ?? {}, xr.metadata.generation, this.now);
     status.setCondition(responsiveCondition(this.options.breaker.state(key)));
     const poll = effectivePollInterval(xr.metadata.annotations, this.options.timing);

@@ -61,6 +61,23 @@ describe('composite/CompositeReconciler bounds', () => {
     expect(ms, 'refused without walking the XR recursively').to.be.below(5000);
   });
 
+  it('still deletes an XR nested 10,000 levels deep: its composed resources, then its finalizer', async () => {
+    const { world } = await convergedWorld();
+    await world.server.client.request('DELETE', '/apis/example.org/v1/namespaces/default/xapps/app');
+    world.sync();
+    const deep = (): void => {
+      const cached = world.xrs.get('default/app');
+      if (cached) world.xrs.set({ ...cached, spec: { ...cached.spec, deep: nested(10_000) } });
+    };
+    deep();
+    expect(await world.reconcile()).to.deep.equal({ requeueAfterMs: 2_000 });
+    expect(world.server.list('v1', 'ConfigMap')).to.deep.equal([]);
+    world.sync();
+    deep();
+    expect(await world.reconcile()).to.deep.equal({});
+    expect(world.xr(), 'the finalizer was the last: the XR is gone').to.equal(undefined);
+  });
+
   it('reports an XR whose status is the deep part with the Warning alone, writing no status', async () => {
     const { world } = await convergedWorld();
     const cached = world.xrs.get('default/app');
