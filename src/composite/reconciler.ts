@@ -10,6 +10,7 @@ import {
 } from '../base/index.js';
 import { responsiveCondition, type Breaker, type OwnWrites } from '../circuitbreaker/index.js';
 import {
+  boundedCopy,
   describe,
   effectivePollInterval,
   INVALID_POLL_INTERVAL_REASON,
@@ -43,7 +44,7 @@ import { Composer, type Composed, type CompositeSteps } from './compose.js';
 import { FunctionPipeline } from './functionPipeline.js';
 import { ApiResultPublisher, composedResourceEvents } from './resultPublisher.js';
 import { RevisionPendingError, SelectionError, type XrdDefaults } from './selection.js';
-import { boundedCopy, machineryOf } from './xr.js';
+import { machineryOf } from './xr.js';
 import { ApiXrWriter } from './xrWriter.js';
 
 /** How often an XR being deleted looks again at composed resources still on their way out. */

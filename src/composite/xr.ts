@@ -1,4 +1,3 @@
-import { deeperThan, MAX_NESTING_DEPTH } from '../base/index.js';
 import type { Xr } from '../controller/index.js';
 
 // How the composite reconciler reads an XR's composition machinery. Crossplane v2 XRs keep it under spec.crossplane;
@@ -42,24 +41,4 @@ export function machineryOf(xr: Xr, legacy: boolean): Machinery {
   const spec = xr.spec ?? {};
   if (legacy) return spec;
   return spec.crossplane ?? {};
-}
-
-/**
- * The XR without the fields of its spec and status nested past the engine's bound, each kept field copied: what
- * deleting an XR needs (its metadata and machinery), for an XR too deep to reconcile otherwise. A user can then still
- * delete an XR whose spec they made too deep.
- */
-export function boundedCopy(xr: Xr): Xr {
-  const copy: Record<string, unknown> = {
-    apiVersion: xr.apiVersion,
-    kind: xr.kind,
-    metadata: structuredClone(xr.metadata),
-  };
-  for (const field of ['spec', 'status'] as const) {
-    const value: unknown = xr[field];
-    if (value === null || typeof value !== 'object') continue;
-    const kept = Object.entries(value).filter(([, v]) => deeperThan(v, MAX_NESTING_DEPTH - 1) === undefined);
-    copy[field] = structuredClone(Object.fromEntries(kept));
-  }
-  return copy as unknown as Xr;
 }
