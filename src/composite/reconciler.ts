@@ -133,9 +133,11 @@ export class CompositeReconciler {
       return {};
     }
     if (this.options.stale?.() === true) return { requeueAfterMs: STALE_RECHECK_MS };
-    // Measured before anything walks it recursively, starting with the clone. Deletion still goes ahead.
+    // Measured before anything walks it recursively, starting with the clone. Pausing and deletion still go ahead.
     const deep = deeperThan(cached);
-    if (deep !== undefined && !isBeingDeleted(cached)) return this.refuseNesting(cached, deep, signal);
+    if (deep !== undefined && !isBeingDeleted(cached) && !isPaused(cached)) {
+      return this.refuseNesting(cached, deep, signal);
+    }
     const xr = deep === undefined ? structuredClone(cached) : boundedCopy(cached);
     const status = new StatusDraft(xr.status ?? {}, xr.metadata.generation, this.now);
     status.setCondition(responsiveCondition(this.options.breaker.state(key)));

@@ -78,6 +78,16 @@ describe('composite/CompositeReconciler bounds', () => {
     expect(world.xr(), 'the finalizer was the last: the XR is gone').to.equal(undefined);
   });
 
+  it('still pauses an XR nested 10,000 levels deep', async () => {
+    const { world } = await convergedWorld();
+    const cached = world.xrs.get('default/app');
+    if (!cached) throw new Error('no cached XR');
+    const metadata = { ...cached.metadata, annotations: { 'crossplane.io/paused': 'true' } };
+    world.xrs.set({ ...cached, metadata, spec: { ...cached.spec, deep: nested(10_000) } });
+    expect(await world.reconcile()).to.deep.equal({});
+    expect(synced(world.xr())).to.match(/^False ReconcilePaused/);
+  });
+
   it('reports an XR whose status is the deep part with the Warning alone, writing no status', async () => {
     const { world } = await convergedWorld();
     const cached = world.xrs.get('default/app');
