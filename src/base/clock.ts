@@ -30,8 +30,15 @@ export const monotonicClock: Clock = {
   setTimer: unrefTimer,
 };
 
+/**
+ * The longest delay setTimeout keeps (2^31-1 ms, about 24.8 days). Node fires a longer one after 1 ms, so a poll
+ * interval of 30 days would re-arm a queue's timer every millisecond; clamped, the timer wakes early, finds nothing
+ * due and re-arms for the rest.
+ */
+export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+
 function unrefTimer(callback: () => void, delayMs: number): Timer {
-  const handle = setTimeout(callback, Math.max(0, delayMs));
+  const handle = setTimeout(callback, Math.min(Math.max(0, delayMs), MAX_TIMER_DELAY_MS));
   handle.unref();
   return {
     cancel: () => {

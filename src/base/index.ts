@@ -1,7 +1,9 @@
 // base: the primitives every folder may use and none reimplements: one clock (and a manual one for tests), one LRU
-// map, one backoff policy, one error-to-message helper, a min-heap. It imports nothing from the rest of compositor.
+// map, one backoff policy, one error-to-message helper, a min-heap, the nesting bound of every object the engine
+// walks. It imports nothing from the rest of compositor.
 export { backoffDelay, type Backoff } from './backoff.js';
-export { dateOf, monotonicClock, sleep, systemClock, type Clock, type Timer } from './clock.js';
+export { dateOf, MAX_TIMER_DELAY_MS, monotonicClock, sleep, systemClock, type Clock, type Timer } from './clock.js';
+export { approximateSize, assertNesting, deeperThan, MAX_NESTING_DEPTH, NestingDepthError } from './nesting.js';
 export { errorMessage } from './errors.js';
 export { LruMap, type LruMapOptions } from './lru.js';
 export { ManualClock } from './manualClock.js';

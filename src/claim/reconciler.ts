@@ -1,7 +1,17 @@
 import type { Logger } from 'pino';
-import { dateOf, errorMessage, systemClock, type Clock } from '../base/index.js';
 import {
+  dateOf,
+  deeperThan,
+  errorMessage,
+  MAX_NESTING_DEPTH,
+  NestingDepthError,
+  systemClock,
+  type Clock,
+} from '../base/index.js';
+import {
+  boundedCopy,
   claimOf,
+  describe,
   isApplied,
   isBeingDeleted,
   isPaused,
@@ -11,6 +21,7 @@ import {
   reportFailure,
   StatusDraft,
   withAppliedDigest,
+  type FailureReport,
   type Xr,
   type XrType,
 } from '../controller/index.js';
@@ -86,7 +97,7 @@ export class ClaimReconciler {
   readonly reconcile = async (key: string, signal: AbortSignal): Promise<ReconcileResult> => {
     const cached = this.options.claims.get(key);
     if (!cached) return {};
-    const claim = structuredClone(cached);
+    const claim = await this.workingCopy(cached, signal);
     const status = new StatusDraft(claim.status ?? {}, claim.metadata.generation, this.now);
     if (isPaused(claim)) {
       markPaused({
@@ -108,24 +119,52 @@ export class ClaimReconciler {
     } catch (err) {
       if (isConflict(err)) throw err;
       const reason = err instanceof ClaimError ? err.reason : 'ConfigureCompositeResource';
-      await reportFailure(
-        {
-          status,
-          event: (input) => {
-            this.options.events.event(claim, input);
-          },
-          writeStatus: () => this.writeStatus(claim, status, signal),
-          onWriteError: (writeErr) => {
-            this.options.logger.warn({ claim: key, err: errorMessage(writeErr) }, 'cannot write claim status');
-          },
-        },
-        { reason, message: errorMessage(err) },
-      );
+      await reportFailure(this.report(claim, status, signal), { reason, message: errorMessage(err) });
       throw err;
     }
     await this.writeStatus(claim, status, signal);
     return {};
   };
+
+  private report(claim: Claim, status: StatusDraft, signal: AbortSignal): FailureReport {
+    return {
+      status,
+      event: (input) => {
+        this.options.events.event(claim, input);
+      },
+      writeStatus: () => this.writeStatus(claim, status, signal),
+      onWriteError: (writeErr) => {
+        this.options.logger.warn({ claim: describe(claim), err: errorMessage(writeErr) }, 'cannot write claim status');
+      },
+    };
+  }
+
+  /**
+   * The claim to work on: a copy, measured before anything walks it recursively (starting with the copy). One too
+   * deep is refused (refuseNesting throws), unless it is being deleted: that goes on without the too-deep fields.
+   */
+  private async workingCopy(cached: Claim, signal: AbortSignal): Promise<Claim> {
+    const deep = deeperThan(cached);
+    if (deep === undefined) return structuredClone(cached);
+    if (!isBeingDeleted(cached)) await this.refuseNesting(cached, deep, signal);
+    return boundedCopy(cached);
+  }
+
+  /**
+   * A claim nested deeper than the engine walks: its XR is neither created nor changed; a Warning and Synced False
+   * say where. Its status is written from what is stored, unless the status is the deep part: then the event alone.
+   */
+  private async refuseNesting(claim: Claim, path: string, signal: AbortSignal): Promise<never> {
+    const err = new NestingDepthError(`claim ${describe(claim)}`, path, MAX_NESTING_DEPTH);
+    const failure = { reason: 'ConfigureCompositeResource', message: err.message };
+    if (deeperThan(claim.status) !== undefined) {
+      this.options.events.event(claim, { type: 'Warning', ...failure });
+      throw err;
+    }
+    const status = new StatusDraft(claim.status ?? {}, claim.metadata.generation, this.now);
+    await reportFailure(this.report(claim, status, signal), failure);
+    throw err;
+  }
 
   /**
    * The XR the claim is bound to, created or brought in step with the claim; undefined while an XR of that name is

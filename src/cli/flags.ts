@@ -11,6 +11,7 @@ export interface StartConfig {
   maxConcurrentReconciles: number;
   fairQueue: boolean;
   maxConcurrentApplies: number;
+  maxComposedResources: number;
   enableRealtimeCompositions: boolean;
   circuitBreakerBurst: number;
   circuitBreakerRefillRate: number;
@@ -117,6 +118,14 @@ export const START_FLAGS: readonly FlagDefinition[] = [
     default: '8',
     description:
       'Composed resources one XR applies (or deletes) at once, under the global API client rate limit. 1 applies them one after another, as Crossplane does.',
+  },
+  {
+    name: 'max-composed-resources',
+    key: 'maxComposedResources',
+    kind: 'nonNegativeInteger',
+    default: '1000',
+    description:
+      'Desired composed resources one function response may hold. A response with more fails its pipeline step: the XR reports it (Synced False, a Warning event) and nothing is applied or deleted. 0 means no limit, as in Crossplane, which has none.',
   },
   {
     name: 'fair-queue',
@@ -272,7 +281,7 @@ export const START_FLAGS: readonly FlagDefinition[] = [
     kind: 'boolean',
     default: 'true',
     description:
-      "Reuse a function's response for an identical request until the TTL the function returned ends (at most --xfn-cache-max-ttl), as the function protocol allows. The cache is in memory (10,000 entries at most). Crossplane's flag of this name defaults to false and caches on disk.",
+      "Reuse a function's response for an identical request until the TTL the function returned ends (at most --xfn-cache-max-ttl), as the function protocol allows. The cache is in memory (10,000 entries and about 256 MiB at most). Crossplane's flag of this name defaults to false and caches on disk.",
   },
   {
     name: 'xfn-cache-max-ttl',

@@ -54,6 +54,8 @@ export interface ComposerOptions {
   composed: ComposedCache;
   discovery: Discovery;
   events: EventSink;
+  /** resourceRefs an XR may list (--max-composed-resources); 0 means no limit. */
+  maxComposedResources: number;
 }
 
 /**
@@ -73,7 +75,7 @@ export class Composer {
     const selected = await steps.selector.select(xr, machinery, signal);
     const secretRef = xrType.legacy ? defaultSecretRef(xr, selected.revision) : undefined;
     if (secretRef) selected.machinery.writeConnectionSecretToRef = secretRef;
-    const observed = await steps.resources.observe(xr, machinery.resourceRefs ?? []);
+    const observed = await steps.resources.observe(xr, this.refsToObserve(machinery.resourceRefs));
     const first = await this.pass(xr, selected.revision, observed, signal).catch(async (err: unknown) => {
       // As upstream, the selection is stored even when the pipeline fails (a Function missing or unhealthy): the
       // XR records which Composition and revision it follows, and keeps the refs it has. Only the pipeline's error
@@ -103,6 +105,21 @@ export class Composer {
       await steps.publisher.publishConnectionDetails(xr, details, { status, signal });
     }
     return outcome(last, applied, settling !== undefined);
+  }
+
+  /**
+   * The XR's resourceRefs, each of which is read (from a cache, or the API server for a kind not cached): a user may
+   * write any number into the XR's spec, so past --max-composed-resources nothing is read and the reconcile fails.
+   */
+  private refsToObserve(refs: readonly ResourceRef[] | undefined): readonly ResourceRef[] {
+    const max = this.options.maxComposedResources;
+    const count = refs?.length ?? 0;
+    if (max > 0 && count > max) {
+      throw new Error(
+        `cannot observe composed resources: resourceRefs lists ${count}, more than the ${max} allowed (--max-composed-resources)`,
+      );
+    }
+    return refs ?? [];
   }
 
   /** Runs the pipeline over the XR and `observed`, and renders what it desires. */

@@ -44,6 +44,8 @@ export interface CompositeControllerSettings extends PollIntervalFlags {
   fairQueue?: boolean;
   /** --max-concurrent-applies: composed resources one XR applies at once (default 8). */
   maxConcurrentApplies?: number;
+  /** --max-composed-resources: resourceRefs one XR may list (default 1000, 0 no limit). */
+  maxComposedResources?: number;
   breaker: Partial<BreakerSettings>;
 }
 
@@ -182,6 +184,7 @@ export class CompositeController implements Lifecycle {
       ownWrites: this.ownWrites,
       timing: options.settings,
       maxConcurrentApplies: options.settings.maxConcurrentApplies,
+      maxComposedResources: options.settings.maxComposedResources,
       logger: options.logger.child({ controller: options.name }),
     });
     for (const [key, delayMs] of this.spreadAtStart ?? []) this.queue.addAfter(key, delayMs);

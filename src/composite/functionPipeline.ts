@@ -1,3 +1,4 @@
+import { assertNesting } from '../base/index.js';
 import type { Xr } from '../controller/index.js';
 import {
   RequirementsRunner,
@@ -49,6 +50,9 @@ export class FunctionPipeline implements CompositionPipeline {
     { signal, required }: { signal: AbortSignal; required: RequiredWatch[] },
   ): Promise<PipelineOutput> {
     const { client, discovery } = this.options;
+    // The API server accepts objects far deeper than the engine walks recursively (encoding, digests, comparison).
+    for (const [name, object] of observed) assertNesting(object, `composed resource "${name}"`);
+    assertNesting(revision.spec?.pipeline, `the pipeline of CompositionRevision "${revision.metadata.name}"`);
     const resources = await Promise.all(
       [...observed].map(async ([name, object]): Promise<[string, Resource]> => {
         const connectionDetails = await composedConnectionDetails(client, object, signal);

@@ -1,7 +1,16 @@
 import type { Logger } from 'pino';
-import { dateOf, errorMessage, systemClock, type Clock } from '../base/index.js';
+import {
+  dateOf,
+  deeperThan,
+  errorMessage,
+  MAX_NESTING_DEPTH,
+  NestingDepthError,
+  systemClock,
+  type Clock,
+} from '../base/index.js';
 import { responsiveCondition, type Breaker, type OwnWrites } from '../circuitbreaker/index.js';
 import {
+  boundedCopy,
   describe,
   effectivePollInterval,
   INVALID_POLL_INTERVAL_REASON,
@@ -19,11 +28,12 @@ import {
   unsyncedMessage,
   withJitter,
   type EffectivePollInterval,
+  type FailureReport,
   type PollIntervalFlags,
   type Xr,
   type XrType,
 } from '../controller/index.js';
-import { PipelineFatalError, type FunctionRunner } from '../functions/index.js';
+import { DEFAULT_MAX_COMPOSED_RESOURCES, PipelineFatalError, type FunctionRunner } from '../functions/index.js';
 import { isConflict, type Discovery, type EventSink, type KubeClient } from '../kube/index.js';
 import type { ReconcileResult } from '../queue/index.js';
 import type { ObjectStore } from '../watch/index.js';
@@ -73,6 +83,12 @@ export interface CompositeReconcilerOptions {
    * under its global rate limit. 1 applies them one after another, as Crossplane does. Default 8.
    */
   maxConcurrentApplies?: number;
+  /**
+   * --max-composed-resources: resourceRefs an XR may list before anything is read for them (each one is a read, from
+   * a cache or the API server). Functions are held to it by the runner stack (functions/limits.ts). Default 1000; 0
+   * means no limit.
+   */
+  maxComposedResources?: number;
   logger: Logger;
   /** Transition and publishing times; the system clock unless given. */
   clock?: Pick<Clock, 'now'>;
@@ -106,7 +122,8 @@ export class CompositeReconciler {
     this.random = options.random ?? Math.random;
     this.steps = defaultSteps(options, this.now, this.random);
     const { xrType, composed, discovery, events } = options;
-    this.composer = new Composer({ steps: this.steps, xrType, composed, discovery, events });
+    const maxComposedResources = options.maxComposedResources ?? DEFAULT_MAX_COMPOSED_RESOURCES;
+    this.composer = new Composer({ steps: this.steps, xrType, composed, discovery, events, maxComposedResources });
   }
 
   readonly reconcile = async (key: string, signal: AbortSignal): Promise<ReconcileResult> => {
@@ -117,7 +134,12 @@ export class CompositeReconciler {
       return {};
     }
     if (this.options.stale?.() === true) return { requeueAfterMs: STALE_RECHECK_MS };
-    const xr = structuredClone(cached);
+    // Measured before anything walks it recursively, starting with the clone. Pausing and deletion still go ahead.
+    const deep = deeperThan(cached);
+    if (deep !== undefined && !isBeingDeleted(cached) && !isPaused(cached)) {
+      return this.refuseNesting(cached, deep, signal);
+    }
+    const xr = deep === undefined ? structuredClone(cached) : boundedCopy(cached);
     const status = new StatusDraft(xr.status ?? {}, xr.metadata.generation, this.now);
     status.setCondition(responsiveCondition(this.options.breaker.state(key)));
     const poll = effectivePollInterval(xr.metadata.annotations, this.options.timing);
@@ -214,19 +236,37 @@ export class CompositeReconciler {
       await publisher.emitEvents(xr, err.partial.events, signal);
       publisher.setConditions(status, err.partial.conditions);
     }
-    await reportFailure(
-      {
-        status,
-        event: (input) => {
-          this.options.events.event(xr, input);
-        },
-        writeStatus: () => writer.writeStatus(xr, status, signal),
-        onWriteError: (writeErr) => {
-          this.options.logger.warn({ xr: describe(xr), err: errorMessage(writeErr) }, 'cannot write XR status');
-        },
+    await reportFailure(this.report(xr, status, signal), { reason, message });
+    throw err;
+  }
+
+  private report(xr: Xr, status: StatusDraft, signal: AbortSignal): FailureReport {
+    return {
+      status,
+      event: (input) => {
+        this.options.events.event(xr, input);
       },
-      { reason, message },
-    );
+      writeStatus: () => this.steps.writer.writeStatus(xr, status, signal),
+      onWriteError: (writeErr) => {
+        this.options.logger.warn({ xr: describe(xr), err: errorMessage(writeErr) }, 'cannot write XR status');
+      },
+    };
+  }
+
+  /**
+   * An XR nested deeper than the engine walks (the API server accepts about 10,000 levels): nothing is composed,
+   * applied or deleted; a Warning and Synced False say where, as for any failed compose pass. Its status is written
+   * from what is stored, unless the status is itself the deep part: then the event alone reports it.
+   */
+  private async refuseNesting(xr: Xr, path: string, signal: AbortSignal): Promise<ReconcileResult> {
+    const err = new NestingDepthError(`composite resource ${describe(xr)}`, path, MAX_NESTING_DEPTH);
+    const failure = { reason: 'ComposeResources', message: `cannot compose resources: ${err.message}` };
+    if (deeperThan(xr.status) !== undefined) {
+      this.options.events.event(xr, { type: 'Warning', ...failure });
+      throw err;
+    }
+    const status = new StatusDraft(xr.status ?? {}, xr.metadata.generation, this.now);
+    await reportFailure(this.report(xr, status, signal), failure);
     throw err;
   }
 

@@ -46,7 +46,7 @@ export function apiResourceFetcher(
   scope: FetchScope,
 ): RequiredResourceFetcher {
   return {
-    async fetchResources(selector: ResourceSelector): Promise<Resources> {
+    async fetchResources(selector: ResourceSelector, maxItems?: number): Promise<Resources> {
       const { apiVersion = '', kind = '' } = selector;
       const info = await discovery.resolve(apiVersion, kind);
       const namespace = info.namespaced ? (selector.namespace ?? scope.namespace) : undefined;
@@ -61,25 +61,38 @@ export function apiResourceFetcher(
         return { items: resource ? [{ resource }] : [] };
       }
       const prefix = namespace === undefined ? '' : `/namespaces/${namespace}`;
-      return listSelected(client, `${info.groupVersionPath}${prefix}/${info.plural}`, watch, scope.signal);
+      const path = `${info.groupVersionPath}${prefix}/${info.plural}`;
+      return listSelected(client, path, watch, { maxItems, signal: scope.signal });
     },
     fetchSchema: (selector) => schemasOf(client).fetch(selector, scope.signal),
   };
 }
 
-/** Lists by label selector; items come back with their type and in a stable order. */
+/**
+ * Lists by label selector; items come back with their type and in a stable order. With maxItems, one page of
+ * maxItems + 1 is asked for: a selector that matches a whole cluster costs the API server one bounded page, and the
+ * caller sees that there are more than it takes.
+ */
 async function listSelected(
   client: KubeClient,
   path: string,
   watch: RequiredWatch,
-  signal: AbortSignal | undefined,
+  { maxItems, signal }: { maxItems: number | undefined; signal: AbortSignal | undefined },
 ): Promise<Resources> {
   const query = labelSelector(watch.labels ?? {});
-  const list = await client.request<{ items?: KubeObject[] }>('GET', path, {
-    query: { labelSelector: query || undefined },
-    signal,
-  });
-  const items = (list.items ?? [])
+  const found: KubeObject[] = [];
+  let next: string | undefined;
+  do {
+    // The API server may return a short page with a continue token, so pages are followed until past the limit.
+    const limit = maxItems === undefined ? undefined : String(maxItems + 1 - found.length);
+    const page = await client.request<{ items?: KubeObject[]; metadata?: { continue?: string } }>('GET', path, {
+      query: { labelSelector: query || undefined, limit, continue: next },
+      signal,
+    });
+    for (const item of page.items ?? []) found.push(item);
+    next = page.metadata?.continue || undefined;
+  } while (next !== undefined && maxItems !== undefined && found.length <= maxItems);
+  const items = found
     .map((item) => ({ ...item, apiVersion: watch.apiVersion, kind: watch.kind }))
     .sort((a, b) => order(a).localeCompare(order(b)));
   return { items: items.map((resource) => ({ resource: resource as unknown as JsonObject })) };

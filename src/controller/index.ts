@@ -18,6 +18,7 @@ export {
 export { DELETION_ATTEMPT_ANNOTATION, IN_USE_LABEL, isInUse } from './inUse.js';
 export { markPaused, reportFailure, type FailureReport, type Report } from './failure.js';
 export {
+  boundedCopy,
   conditionsOf,
   describe,
   findCondition,

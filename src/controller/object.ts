@@ -1,3 +1,4 @@
+import { deeperThan, MAX_NESTING_DEPTH } from '../base/index.js';
 import { describeSource } from '../circuitbreaker/index.js';
 import type { KubeObject } from '../kube/index.js';
 import type { Condition } from './conditions.js';
@@ -46,4 +47,24 @@ export function isBeingDeleted(object: ReconciledObject): boolean {
 /** "Kind/name" or "Kind/name (namespace)", how events and messages name an object (the breaker's naming). */
 export function describe(object: { kind: string; metadata: { name: string; namespace?: string } }): string {
   return describeSource(object.kind, object.metadata.name, object.metadata.namespace);
+}
+
+/**
+ * The object without the fields of its spec and status nested past the engine's bound (base/nesting.ts), each kept
+ * field copied: what deleting needs (metadata, references), for an object too deep to reconcile otherwise. A user
+ * can then still delete an XR or claim whose spec they made too deep.
+ */
+export function boundedCopy<T extends ReconciledObject>(object: T): T {
+  const copy: Record<string, unknown> = {
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    metadata: structuredClone(object.metadata),
+  };
+  for (const field of ['spec', 'status'] as const) {
+    const value = object[field];
+    if (value === undefined) continue;
+    const kept = Object.entries(value).filter(([, v]) => deeperThan(v, MAX_NESTING_DEPTH - 1) === undefined);
+    copy[field] = structuredClone(Object.fromEntries(kept));
+  }
+  return copy as T;
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Document, isScalar, Scalar, visit, type Pair, type ScalarTag, type Tags } from 'yaml';
+import { assertNesting } from '../base/index.js';
 
 // The Composition hash that names CompositionRevisions, byte-compatible with Crossplane's Composition.Hash() so a
 // cluster moving between Crossplane and compositor keeps its revisions: sha256 over sigs.k8s.io/yaml.Marshal of
@@ -29,6 +30,8 @@ export interface HashedComposition {
  * const name = `${composition.metadata.name}-${hash.slice(0, 7)}`;
  */
 export function compositionHash(composition: HashedComposition): string {
+  // The yaml package lays documents out recursively: a spec nested past the engine's bound fails here, by name.
+  assertNesting(composition.spec, 'the Composition spec');
   const { labels, annotations } = composition.metadata;
   const text = goYaml(labels ?? null) + goYaml(annotations ?? null) + goYaml(composition.spec ?? null);
   return createHash('sha256').update(text, 'utf8').digest('hex');

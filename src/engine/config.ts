@@ -11,6 +11,8 @@ export interface EngineConfig {
   maxConcurrentReconciles: number;
   fairQueue: boolean;
   maxConcurrentApplies: number;
+  /** --max-composed-resources: desired composed resources one function response may hold; 0 means no limit. */
+  maxComposedResources: number;
   enableRealtimeCompositions: boolean;
   circuitBreakerBurst: number;
   circuitBreakerRefillRate: number;

@@ -7,6 +7,7 @@ import {
   PACKAGE_LABEL,
   GrpcFunctionRunner,
   insecureCredentials,
+  LimitedRunner,
   lookupEndpointResolver,
   MeasuredRunner,
   mtlsCredentials,
@@ -41,6 +42,7 @@ export type FunctionCallerConfig = Pick<
   | 'builtinFunctionRegistries'
   | 'enableFunctionResponseCache'
   | 'xfnCacheMaxTtlMs'
+  | 'maxComposedResources'
   | 'packageRuntime'
   | 'leaderElectionNamespace'
 >;
@@ -80,8 +82,8 @@ export function runsExternally(fn: FunctionObject, packageRuntime: FunctionCalle
 /**
  * What running composition functions needs while the engine runs: the client certificate, the caches of Function
  * and FunctionRevision objects that name each function's endpoint, and the gRPC channels. `runner()` is the stack
- * every composite controller calls: the response cache, then timing for function_run_seconds, then the router to an
- * in-process built-in or the gRPC runner.
+ * every composite controller calls: the response limits (limits.ts), the response cache, then timing for
+ * function_run_seconds, then the router to an in-process built-in or the gRPC runner.
  *
  * @example
  * const functions = new FunctionCaller({ informers, config, metrics, log });
@@ -160,7 +162,9 @@ export class FunctionCaller implements Lifecycle {
     });
     // Measured below the cache: function_run_seconds counts calls that ran, not answers served from the cache.
     const { enableFunctionResponseCache: enabled, xfnCacheMaxTtlMs: maxTtlMs } = config;
-    return withResponseCache(new MeasuredRunner(router, metrics.functionRun), { enabled, maxTtlMs });
+    const cached = withResponseCache(new MeasuredRunner(router, metrics.functionRun), { enabled, maxTtlMs });
+    // Outermost, so nothing past a limit is cached, digested or read by the pipeline.
+    return new LimitedRunner(cached, { maxComposedResources: config.maxComposedResources });
   }
 
   private async loadCredentials(): Promise<void> {

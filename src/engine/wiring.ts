@@ -225,6 +225,7 @@ function compositeFactory(
         workers: config.maxConcurrentReconciles,
         fairQueue: config.fairQueue,
         maxConcurrentApplies: config.maxConcurrentApplies,
+        maxComposedResources: config.maxComposedResources,
         breaker: {
           burst: config.circuitBreakerBurst,
           refillRatePerSecond: config.circuitBreakerRefillRate,

@@ -1,7 +1,7 @@
 // The response cache (--enable-function-response-cache, on by default): a function's response is reused for an
 // identical request until its TTL ends. Keyed by function name and a digest of the request; responses without a TTL
 // are never stored. Crossplane's cache (off by default there) keeps the same entries on disk; this one is in memory.
-import { LruMap, systemClock, type Clock } from '../base/index.js';
+import { approximateSize, LruMap, systemClock, type Clock } from '../base/index.js';
 import { digest } from './hash.js';
 import type { FunctionCall, FunctionRunner } from './runner.js';
 import type { RunFunctionResponse } from './types.js';
@@ -18,9 +18,16 @@ export interface CacheDeps {
    * oldest live one. Default 10000.
    */
   maxEntries?: number;
+  /**
+   * About how many bytes the stored responses may take together (approximateSize); when full, entries go as above.
+   * A response larger than this on its own is not stored. Default 256 MiB: a function may answer with up to 4 MiB,
+   * and 10,000 of those would be 40 GiB.
+   */
+  maxBytes?: number;
 }
 
 const DEFAULT_MAX_TTL_MS = 86_400_000;
+const DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
 
 /** The response's TTL, at most maxTtlMs unless that is 0 (no bound). */
 function clampTtl(ttlMs: number, maxTtlMs: number): number {
@@ -30,6 +37,7 @@ function clampTtl(ttlMs: number, maxTtlMs: number): number {
 interface Entry {
   deadline: number;
   response: RunFunctionResponse;
+  bytes: number;
 }
 
 export class CachingRunner implements FunctionRunner {
@@ -42,12 +50,19 @@ export class CachingRunner implements FunctionRunner {
    * hit. A function that answers with a TTL again is looked up again from its next call on.
    */
   private readonly withoutTtl = new Set<string>();
+  /** approximateSize of every stored response, together. */
+  private bytes = 0;
 
   constructor(
     private readonly inner: FunctionRunner,
     private readonly deps: CacheDeps = {},
   ) {
-    this.entries = new LruMap({ max: deps.maxEntries ?? 10_000 });
+    this.entries = new LruMap({
+      max: deps.maxEntries ?? 10_000,
+      onEvict: (_key, entry) => {
+        this.bytes -= entry.bytes;
+      },
+    });
     this.clock = deps.clock ?? systemClock;
   }
 
@@ -62,7 +77,8 @@ export class CachingRunner implements FunctionRunner {
     if (ttl <= 0) this.withoutTtl.add(functionName);
     else this.withoutTtl.delete(functionName);
     if (ttl > 0 && key !== undefined) {
-      this.store(key, { deadline: this.clock.now() + ttl, response: structuredClone(response) });
+      const bytes = approximateSize(response);
+      this.store(key, { deadline: this.clock.now() + ttl, response: structuredClone(response), bytes });
     }
     return response;
   }
@@ -72,13 +88,42 @@ export class CachingRunner implements FunctionRunner {
     return this.entries.size;
   }
 
-  /** Stores an entry; when full, expired entries at the front go first, then the map forgets the oldest. */
+  /** About how many bytes the stored responses take; informational only. */
+  get sizeBytes(): number {
+    return this.bytes;
+  }
+
+  /**
+   * Stores an entry; when full (entries or bytes), expired entries at the front go first, then the oldest. A
+   * response past the whole byte budget is not stored at all.
+   */
   private store(key: string, entry: Entry): void {
-    if (this.entries.size >= (this.deps.maxEntries ?? 10_000)) {
-      const now = this.clock.now();
-      this.entries.deleteWhile((e) => e.deadline <= now);
+    const maxBytes = this.deps.maxBytes ?? DEFAULT_MAX_BYTES;
+    if (entry.bytes > maxBytes) return;
+    const previous = this.entries.peek(key);
+    if (previous !== undefined) {
+      this.entries.delete(key);
+      this.bytes -= previous.bytes;
     }
+    const full = (): boolean =>
+      this.entries.size >= (this.deps.maxEntries ?? 10_000) || this.bytes + entry.bytes > maxBytes;
+    if (full()) {
+      const now = this.clock.now();
+      this.forget((e) => e.deadline <= now);
+    }
+    // Oldest first, until the new entry fits the byte budget (the entry count the map bounds itself).
+    this.forget(() => this.bytes + entry.bytes > maxBytes);
     this.entries.set(key, entry);
+    this.bytes += entry.bytes;
+  }
+
+  /** Forgets entries from the oldest on while `stale` holds, keeping the byte count. */
+  private forget(stale: (entry: Entry) => boolean): void {
+    this.entries.deleteWhile((entry) => {
+      if (!stale(entry)) return false;
+      this.bytes -= entry.bytes;
+      return true;
+    });
   }
 }
 

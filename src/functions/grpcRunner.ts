@@ -6,6 +6,7 @@ import { backoffDelay, errorMessage } from '../base/index.js';
 import { requestToWire, responseFromWire } from './codec.js';
 import type { EndpointResolver } from './endpoint.js';
 import { FunctionCallError } from './errors.js';
+import { MAX_RESPONSE_BYTES } from './limits.js';
 import { RUN_FUNCTION_V1, RUN_FUNCTION_V1BETA1, runFunctionMethod } from './proto.js';
 import type { FunctionCall, FunctionRunner } from './runner.js';
 import type { RunFunctionResponse } from './types.js';
@@ -46,7 +47,7 @@ export interface GrpcRunnerDeps {
 const CHANNEL_OPTIONS = {
   'grpc.keepalive_time_ms': 300_000,
   'grpc.keepalive_timeout_ms': 20_000,
-  'grpc.max_receive_message_length': 64 * 1024 * 1024,
+  'grpc.max_receive_message_length': MAX_RESPONSE_BYTES,
 };
 
 const sleepReal = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -138,8 +139,16 @@ export class GrpcFunctionRunner implements FunctionRunner {
         { deadline },
         (err, value) => {
           call.signal?.removeEventListener('abort', cancel);
-          if (err) reject(err);
-          else resolve(responseFromWire(value ?? {}));
+          if (err) {
+            reject(err);
+            return;
+          }
+          // A throw here would escape into grpc-js's event handling and end the process.
+          try {
+            resolve(responseFromWire(value ?? {}));
+          } catch (convertErr) {
+            reject(convertErr instanceof Error ? convertErr : new Error(String(convertErr)));
+          }
         },
       );
       const cancel = (): void => {
@@ -155,7 +164,9 @@ export class GrpcFunctionRunner implements FunctionRunner {
     const detail =
       code === status.DEADLINE_EXCEEDED
         ? `timed out after ${formatDuration(this.timeoutMs(call))} (${call.timeoutMs === undefined ? '--function-timeout' : "the step's timeout"})`
-        : errorText(err);
+        : tooLarge(err)
+          ? `${errorText(err)}: a response may be at most ${MAX_RESPONSE_BYTES} bytes (4 MiB), as in Crossplane`
+          : errorText(err);
     return new FunctionCallError(call.functionName, call.step, `cannot call ${endpoint}: ${detail}`, {
       cause: err,
       code,
@@ -173,6 +184,13 @@ export function targetHost(target: string): string {
   // host:port has no scheme: what follows its colon is the port.
   const rest = scheme?.[1] !== undefined && !/^\d+$/.test(scheme[1]) ? scheme[1].replace(/^\/\/[^/]*\//, '') : target;
   return rest.replace(/:\d+$/, '');
+}
+
+/** grpc-js refused a response past grpc.max_receive_message_length (not the function refusing a large request). */
+function tooLarge(err: unknown): boolean {
+  return (
+    (err as Partial<ServiceError>).code === status.RESOURCE_EXHAUSTED && /^Received message larger/.test(errorText(err))
+  );
 }
 
 function isUnavailable(err: unknown): boolean {

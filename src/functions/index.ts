@@ -1,10 +1,17 @@
 // functions: running composition functions. The gRPC runner (pooled channels, deadline, retries, mTLS or
 // plaintext), endpoint resolution, the requirements loop, the response cache, the pipeline that the composite
-// reconciler calls (runPipeline), and the in-process built-ins function-patch-and-transform and function-auto-ready.
+// reconciler calls (runPipeline), the limits every response is held to, and the in-process built-ins
+// function-patch-and-transform and function-auto-ready.
 export * from './types.js';
 export { fromStruct, toStruct } from './struct.js';
 export { requestFromWire, requestToWire, responseFromWire, responseToWire } from './codec.js';
-export { runFunctionMethod, protoPath, RUN_FUNCTION_V1, RUN_FUNCTION_V1BETA1 } from './proto.js';
+export {
+  runFunctionMethod,
+  protoPath,
+  PROTOBUF_RECURSION_LIMIT,
+  RUN_FUNCTION_V1,
+  RUN_FUNCTION_V1BETA1,
+} from './proto.js';
 export { FunctionCallError, PipelineFatalError } from './errors.js';
 export {
   ENDPOINT_ANNOTATION,
@@ -22,12 +29,24 @@ export type { FunctionCall, FunctionRunner } from './runner.js';
 export { GrpcFunctionRunner, targetHost, type GrpcRunnerDeps } from './grpcRunner.js';
 export {
   EMPTY_FETCHER,
+  MAX_REQUIRED_RESOURCES,
+  MAX_REQUIRED_SELECTORS,
   MAX_REQUIREMENTS_ITERATIONS,
+  RequirementsLimitError,
   RequirementsRunner,
   type RequiredResourceFetcher,
 } from './requirements.js';
 export { CachingRunner, withResponseCache, type CacheDeps } from './cache.js';
 export { MeasuredRunner } from './measuredRunner.js';
+export {
+  checkResponse,
+  DEFAULT_MAX_COMPOSED_RESOURCES,
+  LimitedRunner,
+  MAX_RESPONSE_BYTES,
+  MAX_RESULTS,
+  ResponseLimitError,
+  type ResponseLimits,
+} from './limits.js';
 export { digest } from './hash.js';
 export { SYSTEM_CONDITION_TYPES, type PipelineCondition, type PipelineEvent } from './outcome.js';
 export {

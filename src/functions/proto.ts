@@ -3,7 +3,9 @@
 import { join } from 'node:path';
 import { loadPackageDefinition, type ServiceDefinition } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
+import protobuf from 'protobufjs';
 import { packageRoot } from '../apis/index.js';
+import { MAX_NESTING_DEPTH } from '../base/index.js';
 
 export const RUN_FUNCTION_V1 = '/apiextensions.fn.proto.v1.FunctionRunnerService/RunFunction';
 export const RUN_FUNCTION_V1BETA1 = '/apiextensions.fn.proto.v1beta1.FunctionRunnerService/RunFunction';
@@ -25,9 +27,20 @@ export interface RunFunctionMethod {
 
 let loaded: RunFunctionMethod | undefined;
 
+/**
+ * Message levels protobufjs encodes and decodes. Each level of a google.protobuf.Struct is three messages (Struct,
+ * its map entry, Value), and a resource sits a few messages below the request or response; protobufjs's own default
+ * (100, protoc's) would refuse anything nested past about 30 JSON levels, which CRD schemas and Helm values reach.
+ * This admits what the engine accepts (MAX_NESTING_DEPTH) and refuses the rest before it reaches the stack's end.
+ */
+export const PROTOBUF_RECURSION_LIMIT = 3 * MAX_NESTING_DEPTH + 32;
+
 /** The RunFunction serialisers, loaded once per process on first use (never at import). */
 export function runFunctionMethod(): RunFunctionMethod {
   if (loaded) return loaded;
+  // protobufjs keeps its limit per process; compositor is its only user that reads Structs.
+  protobuf.util.recursionLimit = PROTOBUF_RECURSION_LIMIT;
+  protobuf.Reader.recursionLimit = PROTOBUF_RECURSION_LIMIT;
   const definition = loadSync(protoPath(), {
     keepCase: false,
     longs: Number,

@@ -1,7 +1,9 @@
 // The requirements loop (Crossplane's FetchingFunctionRunner): the step's declared requirements (bootstrap) are
 // fetched and sent on the first call; then, while a function's requirements change, fetch what it asks for and call it
-// again, at most 5 extra calls. The request's meta.tag is not recomputed between calls.
-import { errorMessage } from '../base/index.js';
+// again, at most 5 extra calls. The request's meta.tag is not recomputed between calls. What one call may ask for is
+// bounded (selectors and objects), as a function that asks for every ConfigMap in the cluster would otherwise hold a
+// worker and the API client's budget for as long as the list takes, and the XR's memory with it.
+import { assertNesting, errorMessage } from '../base/index.js';
 import { FunctionCallError } from './errors.js';
 import { sameMessage } from './hash.js';
 import type { FunctionCall, FunctionRunner } from './runner.js';
@@ -18,10 +20,27 @@ import type {
 
 export const MAX_REQUIREMENTS_ITERATIONS = 5;
 
+/** Resource selectors one response may ask for; each is a GET or LIST of the API server. */
+export const MAX_REQUIRED_SELECTORS = 100;
+
+/** Objects the required resources of one call may hold, all selectors together. */
+export const MAX_REQUIRED_RESOURCES = 1000;
+
+/** What one call asked for is more than the engine fetches; the message says which bound. */
+export class RequirementsLimitError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RequirementsLimitError';
+  }
+}
+
 /** Serves required resources, from the watch cache or the API server. */
 export interface RequiredResourceFetcher {
-  /** matchName: the object (or no items when absent); otherwise every match sorted by namespace/name. */
-  fetchResources(selector: ResourceSelector): Promise<Resources>;
+  /**
+   * matchName: the object (or no items when absent); otherwise every match sorted by namespace/name. With maxItems,
+   * a label selector may stop after maxItems + 1 matches: more than maxItems is all the caller needs to know.
+   */
+  fetchResources(selector: ResourceSelector, maxItems?: number): Promise<Resources>;
   /** The OpenAPI v3 schema of a kind; an empty Schema when unknown. */
   fetchSchema(selector: SchemaSelector): Promise<Schema>;
 }
@@ -39,12 +58,53 @@ function isEmpty(r: Requirements | undefined): boolean {
 
 async function fetchAll<S, T>(
   selectors: Record<string, S> | undefined,
-  fetch: (s: S) => Promise<T>,
+  fetch: (s: S, name: string) => Promise<T>,
   base: Record<string, T> = {},
 ): Promise<Record<string, T>> {
   const out: Record<string, T> = { ...base };
-  for (const [name, selector] of Object.entries(selectors ?? {})) out[name] = await fetch(selector);
+  for (const [name, selector] of Object.entries(selectors ?? {})) out[name] = await fetch(selector, name);
   return out;
+}
+
+function checkSelectorCount(r: Requirements | undefined): void {
+  const count = Object.keys(r?.resources ?? {}).length + Object.keys(r?.extraResources ?? {}).length;
+  if (count > MAX_REQUIRED_SELECTORS) {
+    throw new RequirementsLimitError(
+      `asked for ${count} required resource selectors, more than ${MAX_REQUIRED_SELECTORS}`,
+    );
+  }
+}
+
+/**
+ * Fetches one selector's resources within what is left of the call's object budget, and checks how deeply they
+ * nest before anything walks them recursively.
+ */
+function budgeted(
+  fetcher: RequiredResourceFetcher,
+  budget: { left: number },
+): (selector: ResourceSelector, name: string) => Promise<Resources> {
+  return async (selector, name) => {
+    const resources = await fetcher.fetchResources(selector, budget.left);
+    const items = resources.items ?? [];
+    if (items.length > budget.left) {
+      throw new RequirementsLimitError(
+        `required resources "${name}" (${selector.kind ?? ''} ${selector.apiVersion ?? ''}) bring the objects of one call past ${MAX_REQUIRED_RESOURCES}: select fewer with matchLabels or a namespace`,
+      );
+    }
+    budget.left -= items.length;
+    for (const item of items) assertNesting(item.resource, `required resource "${name}"`);
+    return resources;
+  };
+}
+
+/** Objects of `base` that stay in the request: those no selector of this round fetches again. */
+function keptItems(
+  base: Record<string, Resources> | undefined,
+  selectors: Record<string, unknown> | undefined,
+): number {
+  let count = 0;
+  for (const [name, r] of Object.entries(base ?? {})) if (!(name in (selectors ?? {}))) count += r.items?.length ?? 0;
+  return count;
 }
 
 type Resolved = Pick<RunFunctionRequest, 'extraResources' | 'requiredResources' | 'requiredSchemas'>;
@@ -103,7 +163,10 @@ export class RequirementsRunner implements FunctionRunner {
     seeded: RunFunctionRequest,
   ): Promise<Resolved> {
     try {
-      const fetchResources = (s: ResourceSelector): Promise<Resources> => this.fetcher.fetchResources(s);
+      checkSelectorCount(r);
+      const kept =
+        keptItems(seeded.extraResources, r?.extraResources) + keptItems(seeded.requiredResources, r?.resources);
+      const fetchResources = budgeted(this.fetcher, { left: Math.max(0, MAX_REQUIRED_RESOURCES - kept) });
       return {
         extraResources: await fetchAll(r?.extraResources, fetchResources, seeded.extraResources),
         requiredResources: await fetchAll(r?.resources, fetchResources, seeded.requiredResources),

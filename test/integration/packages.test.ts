@@ -270,6 +270,7 @@ describe('Function packages (integration)', function () {
         builtinFunctionRegistries: DEFAULT_BUILTIN_REGISTRIES,
         enableFunctionResponseCache: false,
         xfnCacheMaxTtlMs: 0,
+        maxComposedResources: 1000,
         packageRuntime: 'Deployment',
         leaderElectionNamespace: NS,
       },

@@ -13,6 +13,7 @@ describe('apis/duration', () => {
       '0s': { reason: 'zero with a unit', want: 0 },
       '2h45m': { reason: 'hours and minutes', want: 9_900_000 },
       '1500us': { reason: 'microseconds truncate to milliseconds', want: 1 },
+      '2562047h': { reason: "just within Go's longest duration (2^63-1 ns)", want: 9_223_369_200_000 },
     };
     for (const [text, { reason, want }] of Object.entries(valid)) {
       it(`parses ${text} (${reason})`, () => {
@@ -29,12 +30,22 @@ describe('apis/duration', () => {
       '1m 30s': 'spaces are not Go syntax',
       ' 5s': 'leading space',
       '1.s.': 'malformed number',
+      '2562048h': "past Go's longest duration (ParseDuration overflows)",
+      '99999999999999999999h': 'far past it',
+      [`${'9'.repeat(400)}h`]: 'a number past a double',
     };
     for (const [text, reason] of Object.entries(invalid)) {
-      it(`rejects ${JSON.stringify(text)} (${reason})`, () => {
+      it(`rejects ${JSON.stringify(text.slice(0, 24))} (${reason})`, () => {
         expect(() => parseDuration(text), reason).to.throw(InvalidDurationError);
       });
     }
+  });
+
+  it('rejects a 200,000-character value in linear time', () => {
+    const started = performance.now();
+    expect(() => parseDuration(`${'1'.repeat(200_000)}x`)).to.throw(InvalidDurationError);
+    expect(() => parseDuration(`${'1h'.repeat(100_000)}x`)).to.throw(InvalidDurationError);
+    expect(performance.now() - started).to.be.below(500);
   });
 
   describe('formatDuration', () => {

@@ -8,6 +8,7 @@ import {
   type Claim,
 } from '../../../src/claim/index.js';
 import type { Xr, XrType } from '../../../src/controller/index.js';
+import { NestingDepthError } from '../../../src/base/index.js';
 import { isConflict, RecordingEventSink } from '../../../src/kube/index.js';
 import { ObjectStore } from '../../../src/watch/index.js';
 import { apiError, CORE_KINDS, eventLines, FakeApiServer, rejection, requestLines } from '../fakes/index.js';
@@ -74,6 +75,27 @@ class ClaimWorld {
 }
 
 describe('claim/ClaimReconciler', () => {
+  it('refuses a claim nested 10,000 levels deep: Synced False naming where, a Warning, no XR written', async () => {
+    const world = new ClaimWorld();
+    let deep: Record<string, unknown> = {};
+    for (let i = 0; i < 10_000; i++) deep = { a: deep };
+    world.createClaim({ uid: 'claim-uid' }, { shallow: 1 });
+    const cached = world.claims.get('team-a/my-app');
+    if (!cached) throw new Error('no cached claim');
+    world.claims.set({ ...cached, spec: { parameters: deep } });
+    const started = performance.now();
+    const err = await rejection(world.reconcile());
+    expect(performance.now() - started, 'refused without a stall').to.be.below(5000);
+    expect(err).to.be.instanceOf(NestingDepthError);
+    const message =
+      'claim App/my-app (team-a) nests deeper than 512 levels of objects and arrays (at spec.parameters.a.a.a.a…)';
+    expect(world.eventLines()).to.deep.equal([`Warning ConfigureCompositeResource: ${message}`]);
+    const synced = world.claim()?.status?.conditions?.find((c) => c.type === 'Synced');
+    expect(synced).to.include({ status: 'False', reason: 'ReconcileError', message });
+    expect(world.server.list('example.org/v1', 'XApp')).to.deep.equal([]);
+    expect(world.writes().every((w) => w.startsWith(`PATCH ${CLAIM_PATH}/status`))).to.equal(true);
+  });
+
   it('records the binding before it creates the XR, then brings the claim in step with it', async () => {
     const world = new ClaimWorld();
     world.createClaim({ uid: 'claim-uid', labels: { team: 'a' } }, { parameters: { size: 1 } });

@@ -83,6 +83,7 @@ describe('cli/program', () => {
       ],
       enableFunctionResponseCache: true,
       xfnCacheMaxTtlMs: 86_400_000,
+      maxComposedResources: 1000,
       metricsBindAddress: ':8080',
       healthProbeBindAddress: ':8081',
       logLevel: 'info',
@@ -188,6 +189,11 @@ describe('cli/program', () => {
     },
     '--xfn-cache-max-ttl': { args: ['--xfn-cache-max-ttl=1h'], want: { xfnCacheMaxTtlMs: 3_600_000 } },
     '--xfn-cache-max-ttl=0 (no bound)': { args: ['--xfn-cache-max-ttl=0'], want: { xfnCacheMaxTtlMs: 0 } },
+    '--max-composed-resources': { args: ['--max-composed-resources=5000'], want: { maxComposedResources: 5000 } },
+    '--max-composed-resources=0 (no limit)': {
+      args: ['--max-composed-resources=0'],
+      want: { maxComposedResources: 0 },
+    },
     '--builtin-functions=0 (Go ParseBool spelling)': {
       args: ['--builtin-functions=0'],
       want: { builtinFunctions: false },
@@ -239,6 +245,16 @@ describe('cli/program', () => {
       form: 'Go duration',
     },
     'a zero reconcile rate': { args: ['--max-reconcile-rate=0'], flag: '--max-reconcile-rate', form: 'greater than 0' },
+    'a negative composed-resource limit': {
+      args: ['--max-composed-resources=-1'],
+      flag: '--max-composed-resources',
+      form: 'whole number',
+    },
+    'a poll interval longer than Go can hold': {
+      args: ['--poll-interval=3000000h'],
+      flag: '--poll-interval',
+      form: 'Go duration',
+    },
     'a fractional reconcile rate': {
       args: ['--max-reconcile-rate=1.5'],
       flag: '--max-reconcile-rate',

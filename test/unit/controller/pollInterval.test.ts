@@ -13,6 +13,18 @@ describe('controller/effectivePollInterval', () => {
     'garbage falls back': { value: 'abc', ms: 60_000, text: '1m0s', source: 'invalid' },
     'days are not Go syntax and fall back': { value: '1d', ms: 60_000, text: '1m0s', source: 'invalid' },
     'negative falls back': { value: '-5s', ms: 60_000, text: '1m0s', source: 'invalid' },
+    "past Go's longest duration falls back": {
+      value: '99999999999999999999h',
+      ms: 60_000,
+      text: '1m0s',
+      source: 'invalid',
+    },
+    'a month is a valid interval (timers clamp it, see base/clock)': {
+      value: '720h',
+      ms: 2_592_000_000,
+      text: '720h0m0s',
+      source: 'annotation',
+    },
   };
   for (const [reason, { value, ms, text, source }] of Object.entries(cases)) {
     it(reason, () => {

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { NestingDepthError } from '../../../src/base/index.js';
 // Imported from the file itself until src/definition/index.ts exports it (owned by another change in flight).
 import {
   compareGoKeys,
@@ -183,6 +184,15 @@ describe('compositionHash', () => {
     const absent = compositionHash({ metadata: {}, spec: {} });
     expect(compositionHash({ metadata: { labels: null }, spec: {} })).to.equal(absent);
     expect(compositionHash({ metadata: { labels: {} }, spec: {} })).to.not.equal(absent);
+  });
+});
+
+describe('compositionHash bounds', () => {
+  it('refuses a spec nested 10,000 levels deep by name, instead of overflowing the stack', () => {
+    let input: Record<string, unknown> = {};
+    for (let i = 0; i < 10_000; i++) input = { a: input };
+    const deep = composition({ spec: { mode: 'Pipeline', pipeline: [{ step: 's', input }] } });
+    expect(() => compositionHash(deep)).to.throw(NestingDepthError, /^the Composition spec nests deeper than 512/);
   });
 });
 

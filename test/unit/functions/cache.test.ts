@@ -98,3 +98,40 @@ describe('functions/response cache', () => {
     expect(withResponseCache(inner, { enabled: true, maxTtlMs: HOUR })).to.be.instanceOf(CachingRunner);
   });
 });
+
+describe('functions/response cache byte budget', () => {
+  /** A function answering with a TTL and a payload of `chars` characters, different per call. */
+  function payloads(chars: number): FunctionRunner & { calls: number } {
+    const runner = {
+      calls: 0,
+      run: (): Promise<RunFunctionResponse> => {
+        runner.calls++;
+        return Promise.resolve({ meta: { ttlMs: HOUR }, output: { data: 'x'.repeat(chars) } });
+      },
+    };
+    return runner;
+  }
+  const callFor = (value: string): FunctionCall => ({ functionName: 'fn', request: { input: { value } } });
+
+  it('keeps the stored responses within maxBytes, forgetting the oldest first', async () => {
+    const inner = payloads(1000);
+    const runner = new CachingRunner(inner, { clock: { now: () => 0 }, maxBytes: 5000 });
+    for (const value of ['a', 'b', 'c', 'd']) await runner.run(callFor(value));
+    // Each response is about 2,000 bytes (two bytes a character): two fit.
+    expect(runner.size).to.equal(2);
+    expect(runner.sizeBytes).to.be.at.most(5000);
+    await runner.run(callFor('d'));
+    await runner.run(callFor('a'));
+    expect(inner.calls, 'd was a hit, a had been forgotten').to.equal(5);
+  });
+
+  it('never stores a response larger than the whole budget', async () => {
+    const inner = payloads(10_000);
+    const runner = new CachingRunner(inner, { clock: { now: () => 0 }, maxBytes: 5000 });
+    await runner.run(callFor('a'));
+    await runner.run(callFor('a'));
+    expect(inner.calls).to.equal(2);
+    expect(runner.size).to.equal(0);
+    expect(runner.sizeBytes).to.equal(0);
+  });
+});
