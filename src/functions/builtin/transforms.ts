@@ -7,7 +7,7 @@ import { goFormatV as formatV, goSprintf as sprintf } from './gofmt.js';
 import { goJsonUnmarshal } from './gojson.js';
 import { GoInt, formatFloatF, goTypeName, type GoValue } from './govalue.js';
 import { parseQuantity } from './quantity.js';
-import { compileGoRegexp } from './re2.js';
+import { compileGoRegexp, type GoRegexp } from './re2.js';
 
 export interface Transform {
   type?: string;
@@ -65,10 +65,10 @@ function matchPattern(p: MatchPattern, input: GoValue): boolean {
 }
 
 /**
- * Go's RE2 syntax as a JS RegExp; a pattern Go rejects fails with `<context>: <Go's regexp error>`. The match
- * transform says `cannot compile regexp`, the string transform `could not compile regexp`.
+ * A Go (RE2) regexp, matched in linear time; a pattern Go rejects fails with `<context>: <Go's regexp error>`. The
+ * match transform says `cannot compile regexp`, the string transform `could not compile regexp`.
  */
-export function compileRegexp(source: string, context = 'cannot compile regexp'): RegExp {
+export function compileRegexp(source: string, context = 'cannot compile regexp'): GoRegexp {
   try {
     return compileGoRegexp(source);
   } catch (err) {
@@ -185,7 +185,7 @@ function stringConvert(kind: string | undefined, input: GoValue): string {
 function stringRegexp(re: NonNullable<NonNullable<Transform['string']>['regexp']>, input: GoValue): string {
   const source = re.match ?? '';
   const group = re.group ?? 0;
-  const m = compileRegexp(source, 'could not compile regexp').exec(formatV(input));
+  const m = compileRegexp(source, 'could not compile regexp').submatch(formatV(input));
   if (m === null || group >= m.length) throw new Error(`regexp "${source}" had no matches for group ${group}`);
   return m[group] ?? '';
 }
