@@ -109,7 +109,7 @@ describe('functions/builtin/re2', () => {
       for (const pattern of ['a{1000}'.repeat(14), `${'a{1000}'.repeat(14)}\\Qx`, '(?i:[\\pL]{1000})'.repeat(14)]) {
         const start = performance.now();
         expect(() => compileGoRegexp(pattern), pattern).to.throw(LimitError, 'instructions');
-        expect(performance.now() - start, pattern).to.be.below(100);
+        expect(performance.now() - start, pattern).to.be.below(200);
       }
       expect(compileGoRegexp('a{1000}'.repeat(13)).test('b')).to.equal(false);
     });
