@@ -18,21 +18,26 @@ export class GoRegexpError extends Error {
   }
 }
 
-/** Longest pattern compiled: re2js spends up to ~0.1 ms per character on case-folded Unicode classes. */
-export const MAX_PATTERN_LENGTH = 4096;
+/**
+ * Longest pattern compiled: re2js spends up to ~0.1 ms per character on case-folded Unicode classes under load.
+ * Patterns in compositions are a line long.
+ */
+export const MAX_PATTERN_LENGTH = 1024;
+
+/** re2js's MAX_SIZE, on which it runs Go's maxSize check while parsing. */
+const RE2JS_MAX_SIZE = 1_398_101;
+/** Repeating a pattern this often in a probe makes re2js's own size check stop at MAX_PROGRAM_SIZE. */
+const PROBE_REPEAT = 280;
 
 /**
- * Largest program compiled, in Go's size units (instructions). Go allows ~3.3 million; re2js compiles a few µs per
- * instruction, so `a{1000}` repeated a thousand times, which Go accepts, would hold the thread for seconds.
+ * Largest program compiled, in Go's size units (instructions): 4993. Go allows ~3.3 million; re2js compiles a few
+ * to tens of µs per instruction, so `a{1000}` repeated a thousand times, which Go accepts, would hold the thread
+ * for seconds; this many stay near a tenth of a second on a loaded machine.
  */
-export const MAX_PROGRAM_SIZE = 13_981;
+export const MAX_PROGRAM_SIZE = Math.floor(RE2JS_MAX_SIZE / PROBE_REPEAT);
 
 /** Most steps one match may take: program size times (input length + 1), ~0.1 s at re2js's slowest per step. */
-export const MAX_MATCH_COST = 4_000_000;
-
-/** re2js's MAX_SIZE (Go's maxSize check runs on it); probing with `{PROBE_REPEAT}` checks MAX_PROGRAM_SIZE. */
-const RE2JS_MAX_SIZE = 1_398_101;
-const PROBE_REPEAT = Math.floor(RE2JS_MAX_SIZE / MAX_PROGRAM_SIZE);
+export const MAX_MATCH_COST = 2_000_000;
 
 const ERR_LARGE = 'expression too large';
 const ERR_INVALID_ESCAPE = 'invalid escape sequence';

@@ -36,11 +36,6 @@ const errors: Record<string, { reason: string; pattern: string; want: string }> 
     pattern: 'ab\\',
     want: 'trailing backslash at end of expression: ``',
   },
-  NestsTooDeeply: {
-    reason: 'Go names the whole pattern (maxHeight 1000)',
-    pattern: `${'('.repeat(1001)}${')'.repeat(1001)}`,
-    want: `expression nests too deeply: \`${'('.repeat(1001)}${')'.repeat(1001)}\``,
-  },
   UnknownClass: {
     reason: 'an unknown Unicode class',
     pattern: '\\p{Foo}',
@@ -106,23 +101,23 @@ describe('functions/builtin/re2', () => {
     });
 
     it('refuses a program Go accepts but that takes seconds to compile, before compiling it', () => {
-      for (const pattern of ['a{1000}'.repeat(14), `${'a{1000}'.repeat(14)}\\Qx`, '(?i:[\\pL]{1000})'.repeat(14)]) {
+      for (const pattern of ['a{1000}'.repeat(6), `${'a{1000}'.repeat(6)}\\Qx`, '(?i:[\\pL]{1000})'.repeat(6)]) {
         const start = performance.now();
         expect(() => compileGoRegexp(pattern), pattern).to.throw(LimitError, 'instructions');
         expect(performance.now() - start, pattern).to.be.below(200);
       }
-      expect(compileGoRegexp('a{1000}'.repeat(13)).test('b')).to.equal(false);
+      expect(compileGoRegexp('a{1000}'.repeat(4)).test('b')).to.equal(false);
     });
 
     it('names the syntax error of a pattern whose size probe stopped early', () => {
-      expect(() => compileGoRegexp(`${'a{1000}'.repeat(14)})\\Q`)).to.throw(GoRegexpError, 'unexpected )');
+      expect(() => compileGoRegexp(`${'a{1000}'.repeat(6)})\\Q`)).to.throw(GoRegexpError, 'unexpected )');
       expect(() => compileGoRegexp('a\\E')).to.throw(GoRegexpError, 'invalid escape sequence: `\\E`');
     });
 
     it('refuses a match whose program size times input length passes MAX_MATCH_COST', () => {
-      const re = compileGoRegexp('(.*){999}$');
+      const re = compileGoRegexp('(.*){500}$');
       expect(() => re.submatch('a'.repeat(MAX_MATCH_COST))).to.throw(LimitError, 'steps');
-      expect(() => re.test('a'.repeat(2000))).to.throw(LimitError, 'steps');
+      expect(() => re.test('a'.repeat(1000))).to.throw(LimitError, 'steps');
       expect(re.submatch('ab')).to.deep.equal(['ab', '']);
     });
 
