@@ -3,6 +3,17 @@
 // because users see them in FATAL results and warnings.
 
 import { goQuote } from './gostd.js';
+import { LimitError } from './limits.js';
+
+/** Longest path parsed: Kubernetes' longest names (an annotation key is 253+63) leave room for dozens of segments. */
+export const MAX_PATH_LENGTH = 8192;
+/** Most segments in a path; no object Kubernetes stores nests deeper in practice, and each costs a walk step. */
+export const MAX_PATH_SEGMENTS = 1000;
+/**
+ * Longest array a set grows with nulls (Go grows to any index): a million nulls are 5 MB of JSON, more than etcd
+ * stores for a whole object.
+ */
+export const MAX_GROWN_ARRAY_LENGTH = 1 << 20;
 
 export type Segment = { field: string } | { index: number };
 
@@ -17,8 +28,10 @@ export function isNotFound(err: unknown): boolean {
   return err instanceof FieldPathNotFoundError;
 }
 
+/** FieldOrIndex: an index when strconv.ParseUint(text, 10, 32) takes it, else a field (`[4294967296]` is one). */
 function fieldOrIndex(text: string): Segment {
-  return /^[0-9]+$/.test(text) ? { index: Number(text) } : { field: text };
+  const index = /^[0-9]+$/.test(text) ? Number(text) : NaN;
+  return index <= 0xffffffff ? { index } : { field: text };
 }
 
 function parseError(path: string, message: string): Error {
@@ -63,6 +76,9 @@ export function parsePath(path: string): readonly Segment[] {
 }
 
 function parseUncached(path: string): Segment[] {
+  if (path.length > MAX_PATH_LENGTH) {
+    throw new LimitError(`cannot parse path: ${path.length} characters is longer than the limit of ${MAX_PATH_LENGTH}`);
+  }
   const segments: Segment[] = [];
   let field = '';
   const flush = (): void => {
@@ -88,6 +104,11 @@ function parseUncached(path: string): Segment[] {
     }
   }
   flush();
+  if (segments.length > MAX_PATH_SEGMENTS) {
+    throw new LimitError(
+      `cannot parse path: ${segments.length} segments are more than the limit of ${MAX_PATH_SEGMENTS}`,
+    );
+  }
   return segments;
 }
 
@@ -149,14 +170,25 @@ export function findValue(object: unknown, path: string): unknown {
   return 'missing' in found ? undefined : found.value;
 }
 
+/** Refuses to grow an array to reach an index no storable object could hold. */
+function checkGrowth(index: number): void {
+  if (index >= MAX_GROWN_ARRAY_LENGTH) {
+    throw new LimitError(`cannot grow an array to index ${index}: the limit is ${MAX_GROWN_ARRAY_LENGTH - 1}`);
+  }
+}
+
 /** A new container for the segment after the current one: nulls up to an index, or an object. */
 function containerFor(next: Segment): unknown {
-  return 'index' in next ? new Array<unknown>(next.index + 1).fill(null) : {};
+  if (!('index' in next)) return {};
+  checkGrowth(next.index);
+  return new Array<unknown>(next.index + 1).fill(null);
 }
 
 /** Grows an array that the next segment indexes past its end (Go's prepareField/prepareElement). */
 function grow(value: unknown, next: Segment): void {
-  if ('index' in next && Array.isArray(value)) while (value.length <= next.index) value.push(null);
+  if (!('index' in next) || !Array.isArray(value) || value.length > next.index) return;
+  checkGrowth(next.index);
+  while (value.length <= next.index) value.push(null);
 }
 
 /**
@@ -173,6 +205,7 @@ export function setValue(object: Record<string, unknown>, path: string, value: u
     if ('index' in s) {
       if (!Array.isArray(current)) throw new Error(`${render(segments.slice(0, i))} is not an array`);
       if (next === undefined) {
+        if (s.index >= current.length) checkGrowth(s.index);
         current[s.index] = value;
         return;
       }

@@ -3,7 +3,9 @@
 // precision (digits, `*`, explicit `[n]` argument indexes), the verbs v s q x X d b o O c U t e E f F g G T and %%,
 // and Go's error forms: %!d(string=foo), %!s(MISSING), %!(EXTRA string=foo), %!d(BADINDEX), %!(BADWIDTH),
 // %!(BADPREC), %!(NOVERB).
+import { toExponentialExact, toFixedExact } from './decimal.js';
 import { goQuote } from './gostd.js';
+import { checkStringLength } from './limits.js';
 import { GoInt, goTypeName, type GoValue } from './govalue.js';
 
 interface Flags {
@@ -163,13 +165,10 @@ function formatG(f: number, prec: number, upper: boolean): string {
     return shortestF(Math.abs(f));
   }
   const p = prec === 0 ? 1 : prec;
-  const exp = Number(
-    Math.abs(f)
-      .toExponential(p - 1)
-      .split('e')[1],
-  );
-  if (exp < -4 || exp >= p) return goExponent(trimExp(Math.abs(f).toExponential(p - 1)), upper);
-  return trimFraction(Math.abs(f).toFixed(Math.max(p - 1 - exp, 0)));
+  const rounded = toExponentialExact(Math.abs(f), p - 1);
+  const exp = Number(rounded.split('e')[1]);
+  if (exp < -4 || exp >= p) return goExponent(trimExp(rounded), upper);
+  return trimFraction(toFixedExact(Math.abs(f), Math.max(p - 1 - exp, 0)));
 }
 
 function trimExp(text: string): string {
@@ -190,8 +189,10 @@ function absText(f: number, verb: string, prec: number): string {
   if (!Number.isFinite(f)) return 'Inf';
   if (f === 0) return zeroText(verb, prec, upper);
   const abs = Math.abs(f);
-  if (verb === 'e' || verb === 'E') return goExponent(prec < 0 ? abs.toExponential() : abs.toExponential(prec), upper);
-  if (verb === 'f' || verb === 'F') return prec < 0 ? shortestF(abs) : abs.toFixed(prec);
+  if (verb === 'e' || verb === 'E') {
+    return goExponent(prec < 0 ? abs.toExponential() : toExponentialExact(abs, prec), upper);
+  }
+  if (verb === 'f' || verb === 'F') return prec < 0 ? shortestF(abs) : toFixedExact(abs, prec);
   return formatG(abs, prec, upper);
 }
 
@@ -275,9 +276,28 @@ function printBool(b: boolean, verb: string, f: Flags): string {
 function printComposite(v: GoValue, verb: string, f: Flags): string {
   // A nil element of a slice or map prints as <nil> whatever the verb (printValue's invalid reflect.Value).
   const element = (x: GoValue): string => (x === null || x === undefined ? '<nil>' : printArg(x, verb, f));
-  if (Array.isArray(v)) return `[${v.map(element).join(' ')}]`;
+  if (Array.isArray(v)) return `[${joinBounded(v.map((x) => () => element(x)))}]`;
   const entries = Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `map[${entries.map(([k, x]) => `${printString(k, verb, f)}:${element(x)}`).join(' ')}]`;
+  return `map[${joinBounded(
+    entries.map(
+      ([k, x]) =>
+        () =>
+          `${printString(k, verb, f)}:${element(x)}`,
+    ),
+  )}]`;
+}
+
+/** The parts joined by spaces, each built only while the whole stays within the string limit (a width pads each). */
+function joinBounded(parts: readonly (() => string)[]): string {
+  const out: string[] = [];
+  let length = 0;
+  for (const part of parts) {
+    const text = part();
+    length += text.length + 1;
+    checkStringLength('format', length);
+    out.push(text);
+  }
+  return out.join(' ');
 }
 
 /** fmt's printArg: one operand under one verb. */
@@ -329,11 +349,18 @@ function argNumber(s: State): boolean {
   return true;
 }
 
+/** fmt's parsenum: a number that grows past 1e6 before its last digit is "crazy long" and ends the format. */
 function parseNumber(s: State): number | undefined {
-  const m = /^\d+/.exec(s.format.slice(s.i));
-  if (!m) return undefined;
-  s.i += m[0].length;
-  return Number(m[0]);
+  let n: number | undefined;
+  for (let c = s.format.charAt(s.i); c >= '0' && c <= '9'; c = s.format.charAt(s.i)) {
+    if (n !== undefined && n > 1_000_000) {
+      s.i = s.format.length;
+      return undefined;
+    }
+    n = (n ?? 0) * 10 + Number(c);
+    s.i++;
+  }
+  return n;
 }
 
 /** A `*` operand (fmt's intFromArg): an int within ±1e6, or undefined (Go's BADWIDTH / BADPREC). */
@@ -403,6 +430,8 @@ function directive(s: State): string {
   const out: string[] = [];
   parseFlags(s, f);
   const afterIndex = parsePrecision(s, f, out, parseWidth(s, f, out));
+  // Go pads to any width up to ~1e7 a directive; no result that long could be stored.
+  checkStringLength('format', Math.max(f.wid ?? 0, f.prec ?? 0));
   if (!afterIndex) argNumber(s);
   if (s.i >= s.format.length) return `${out.join('')}%!(NOVERB)`;
   const verb = String.fromCodePoint(s.format.codePointAt(s.i) ?? 0);
@@ -432,6 +461,7 @@ export function goSprintf(format: string, args: readonly GoValue[]): string {
     s.i = next + 1;
     s.goodArgNum = true;
     out += directive(s);
+    checkStringLength('format', out.length);
   }
   if (!s.reordered && s.argNum < args.length) {
     const extra = args

@@ -5,6 +5,9 @@
 
 const END = 'unexpected end of JSON input';
 
+/** encoding/json's maxNestingDepth. */
+const MAX_NESTING_DEPTH = 10_000;
+
 class Eof extends Error {}
 
 /** encoding/json quoteChar: the character as Go quotes it in scanner errors. */
@@ -51,11 +54,72 @@ class Scanner {
     return kind;
   }
 
+  /**
+   * One value, with a stack of the open containers rather than recursion, so nesting costs no call stack: Go's
+   * scanner takes 10000 levels (maxNestingDepth) and fails on the next with "exceeded max depth".
+   */
   private value(): string {
+    const open: ('object' | 'array')[] = [];
+    for (;;) {
+      this.skipSpace();
+      const c = this.next();
+      let kind: string | undefined;
+      if (c === '{' || c === '[') {
+        if (open.length >= MAX_NESTING_DEPTH) this.fail(c, 'exceeded max depth');
+        kind = this.open(c, open);
+      } else {
+        kind = this.scalar(c);
+      }
+      if (kind !== undefined) kind = this.close(kind, open);
+      if (kind !== undefined) return kind;
+    }
+  }
+
+  /** After `{` or `[`: the empty container's kind, or undefined with the container open and ready for a value. */
+  private open(c: string, open: ('object' | 'array')[]): string | undefined {
     this.skipSpace();
+    if (this.peek() === (c === '{' ? '}' : ']')) {
+      this.i++;
+      return c === '{' ? 'object' : 'array';
+    }
+    open.push(c === '{' ? 'object' : 'array');
+    if (c === '{') this.key();
+    return undefined;
+  }
+
+  /** After a value: closes the containers it ends; the outermost value's kind, or undefined when one goes on. */
+  private close(kind: string, open: ('object' | 'array')[]): string | undefined {
+    let last = kind;
+    for (let container = open.at(-1); container !== undefined; container = open.at(-1)) {
+      this.skipSpace();
+      const after = this.next();
+      if (after === (container === 'object' ? '}' : ']')) {
+        open.pop();
+        last = container;
+        continue;
+      }
+      if (after !== ',')
+        this.fail(after, container === 'object' ? 'after object key:value pair' : 'after array element');
+      if (container === 'object') {
+        this.skipSpace();
+        this.key();
+      }
+      return undefined;
+    }
+    return last;
+  }
+
+  /** A key and its colon. */
+  private key(): void {
     const c = this.next();
-    if (c === '{') return this.object();
-    if (c === '[') return this.array();
+    if (c !== '"') this.fail(c, 'looking for beginning of object key string');
+    this.string();
+    this.skipSpace();
+    const colon = this.next();
+    if (colon !== ':') this.fail(colon, 'after object key');
+  }
+
+  private scalar(c: string): string {
     if (c === '"') return this.string();
     if (c === '-' || (c >= '0' && c <= '9')) return this.number(c);
     const literal = { t: 'true', f: 'false', n: 'null' }[c];
@@ -67,45 +131,11 @@ class Scanner {
     return literal === 'null' ? 'null' : 'bool';
   }
 
-  private object(): string {
-    this.skipSpace();
-    if (this.peek() === '}') {
-      this.i++;
-      return 'object';
-    }
-    for (;;) {
-      const c = this.next();
-      if (c !== '"') this.fail(c, 'looking for beginning of object key string');
-      this.string();
-      this.skipSpace();
-      const colon = this.next();
-      if (colon !== ':') this.fail(colon, 'after object key');
-      this.value();
-      this.skipSpace();
-      const after = this.next();
-      if (after === '}') return 'object';
-      if (after !== ',') this.fail(after, 'after object key:value pair');
-      this.skipSpace();
-    }
-  }
-
-  private array(): string {
-    this.skipSpace();
-    if (this.peek() === ']') {
-      this.i++;
-      return 'array';
-    }
-    for (;;) {
-      this.value();
-      this.skipSpace();
-      const after = this.next();
-      if (after === ']') return 'array';
-      if (after !== ',') this.fail(after, 'after array element');
-    }
-  }
-
   private string(): string {
     for (;;) {
+      // Plain characters in bulk: only a quote, a backslash or a control character needs a look.
+      let code = this.text.charCodeAt(this.i);
+      while (code >= 0x20 && code !== 0x22 && code !== 0x5c) code = this.text.charCodeAt(++this.i);
       const c = this.next();
       if (c === '"') return 'string';
       if (c === '\\') this.escape();
@@ -124,7 +154,7 @@ class Scanner {
   }
 
   private digits(): void {
-    while (this.i < this.text.length && /[0-9]/.test(this.text[this.i] ?? '')) this.i++;
+    for (let code = this.text.charCodeAt(this.i); code >= 0x30 && code <= 0x39;) code = this.text.charCodeAt(++this.i);
   }
 
   private isDigit(c: string): boolean {

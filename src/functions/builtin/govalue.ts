@@ -37,3 +37,13 @@ export function formatFloatF(f: number): string {
   else out = `0.${'0'.repeat(-exp - 1)}${digits}`;
   return negative ? `-${out}` : out;
 }
+
+const INT64_MIN = -(2n ** 63n);
+
+/**
+ * Go's int64(f) of a float64 as amd64 computes it: toward zero, and for NaN, infinities and values out of range the
+ * "integer indefinite" -2^63 (the Go spec leaves these to the implementation; amd64 is where Crossplane mostly runs).
+ */
+export function goFloatToInt64(f: number): bigint {
+  return Number.isNaN(f) || Math.abs(f) >= 2 ** 63 ? INT64_MIN : BigInt(Math.trunc(f));
+}

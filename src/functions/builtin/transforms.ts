@@ -5,9 +5,10 @@ import { FieldError } from './fieldError.js';
 import { decodeGoBase64, goJsonMarshal, parseGoBool, parseGoFloat, parseGoInt } from './gostd.js';
 import { goFormatV as formatV, goSprintf as sprintf } from './gofmt.js';
 import { goJsonUnmarshal } from './gojson.js';
-import { GoInt, formatFloatF, goTypeName, type GoValue } from './govalue.js';
+import { GoInt, formatFloatF, goFloatToInt64, goTypeName, type GoValue } from './govalue.js';
+import { checkStringLength } from './limits.js';
 import { parseQuantity } from './quantity.js';
-import { compileGoRegexp } from './re2.js';
+import { compileGoRegexp, type GoRegexp } from './re2.js';
 
 export interface Transform {
   type?: string;
@@ -65,10 +66,10 @@ function matchPattern(p: MatchPattern, input: GoValue): boolean {
 }
 
 /**
- * Go's RE2 syntax as a JS RegExp; a pattern Go rejects fails with `<context>: <Go's regexp error>`. The match
- * transform says `cannot compile regexp`, the string transform `could not compile regexp`.
+ * A Go (RE2) regexp, matched in linear time; a pattern Go rejects fails with `<context>: <Go's regexp error>`. The
+ * match transform says `cannot compile regexp`, the string transform `could not compile regexp`.
  */
-export function compileRegexp(source: string, context = 'cannot compile regexp'): RegExp {
+export function compileRegexp(source: string, context = 'cannot compile regexp'): GoRegexp {
   try {
     return compileGoRegexp(source);
   } catch (err) {
@@ -103,14 +104,14 @@ const MATH_BOUND: Readonly<Record<string, 'multiply' | 'clampMin' | 'clampMax'>>
   ClampMax: 'clampMax',
 };
 
-/** Multiply keeps the input's kind: int64 times int64, or float64 times float64. */
+/** Multiply keeps the input's kind: int64 times int64, wrapping around on overflow as Go's does, or float64's. */
 function multiply(int: bigint | undefined, input: GoValue, by: number): GoValue {
-  return int !== undefined ? int * BigInt(by) : (input as number) * by;
+  return int !== undefined ? BigInt.asIntN(64, int * BigInt(by)) : (input as number) * by;
 }
 
 /** Clamps compare the input truncated to int64 and return the bound (int64) or the input unchanged. */
 function clamp(type: string, int: bigint | undefined, input: GoValue, bound: number): GoValue {
-  const value = int ?? BigInt(Math.trunc(input as number));
+  const value = int ?? goFloatToInt64(input as number);
   const b = BigInt(bound);
   const outside = type === 'ClampMin' ? value < b : value > b;
   return outside ? b : input;
@@ -185,7 +186,7 @@ function stringConvert(kind: string | undefined, input: GoValue): string {
 function stringRegexp(re: NonNullable<NonNullable<Transform['string']>['regexp']>, input: GoValue): string {
   const source = re.match ?? '';
   const group = re.group ?? 0;
-  const m = compileRegexp(source, 'could not compile regexp').exec(formatV(input));
+  const m = compileRegexp(source, 'could not compile regexp').submatch(formatV(input));
   if (m === null || group >= m.length) throw new Error(`regexp "${source}" had no matches for group ${group}`);
   return m[group] ?? '';
 }
@@ -202,7 +203,23 @@ function trim(s: StringTransform, input: GoValue): string {
 function join(s: StringTransform, input: GoValue): string {
   if (!Array.isArray(input))
     throw new Error(`type ${goTypeName(input)} is not supported for string transform type Join`);
-  return input.map(formatV).join(s.join?.separator ?? '');
+  const parts = input.map(formatV);
+  const separator = s.join?.separator ?? '';
+  checkStringLength(
+    'join',
+    parts.reduce((n, p) => n + p.length, separator.length * Math.max(parts.length - 1, 0)),
+  );
+  return parts.join(separator);
+}
+
+/** strings.ReplaceAll: an empty search matches before every rune and at the end. */
+function replace(s: StringTransform, input: GoValue): string {
+  const text = formatV(input);
+  const search = s.replace?.search ?? '';
+  const replacement = s.replace?.replace ?? '';
+  const parts = search === '' ? ['', ...Array.from(text), ''] : text.split(search);
+  checkStringLength('replace', text.length + (parts.length - 1) * (replacement.length - search.length));
+  return parts.join(replacement);
 }
 
 /** Each string transform type: the option it needs and what it does with the input. */
@@ -215,13 +232,7 @@ const STRING_TRANSFORMS: Readonly<
   TrimSuffix: { option: 'trim', run: trim },
   Regexp: { option: 'regexp', run: (s, input) => stringRegexp(s.regexp ?? {}, input) },
   Join: { option: 'join', run: join },
-  Replace: {
-    option: 'replace',
-    run: (s, input) =>
-      formatV(input)
-        .split(s.replace?.search ?? '')
-        .join(s.replace?.replace ?? ''),
-  },
+  Replace: { option: 'replace', run: replace },
 };
 
 function resolveString(s: StringTransform, input: GoValue): GoValue {
@@ -255,7 +266,7 @@ const CONVERSIONS: Record<string, Converter> = {
   'bool>int64>none': (v) => (v === true ? 1n : 0n),
   'bool>float64>none': (v) => (v === true ? 1 : 0),
   'float64>string>none': (v) => formatFloatF(v as number),
-  'float64>int64>none': (v) => BigInt(Math.trunc(v as number)),
+  'float64>int64>none': (v) => goFloatToInt64(v as number),
   'float64>bool>none': (v) => v === 1,
 };
 

@@ -2,6 +2,8 @@
 // `<group>_<version>_<kind>` to a CEL expression over `object`, and its evaluation with the resolver's texts.
 import { Environment } from '@marcbachmann/cel-js';
 import type { JsonObject, Ready } from '../../types.js';
+import { compileGoRegexp } from '../re2.js';
+import { RE2_MATCHES, checkEvaluationCost, checkExpressionLength, withRe2Matches } from './celBounds.js';
 
 function str(v: unknown): string {
   return typeof v === 'string' ? v : '';
@@ -49,7 +51,12 @@ export function celHealthChecks(input: CelInput, context: JsonObject): Map<strin
   return checks;
 }
 
-const env = new Environment().registerVariable('object', 'dyn');
+const env = new Environment()
+  .registerVariable('object', 'dyn')
+  // cel-go's matches is RE2; cel-js's own is JavaScript's backtracking RegExp, which a pattern can stall.
+  .registerFunction(`string.${RE2_MATCHES}(string): bool`, (text: string, pattern: string) =>
+    compileGoRegexp(pattern).test(text),
+  );
 
 /** cel-js's first message line, with cel-go's lower-case start ("no such key: status"). */
 function firstLine(err: unknown): string {
@@ -65,14 +72,27 @@ function firstLine(err: unknown): string {
  * @throws Error `failed to compile query: ...` or `failed to eval the program: ...` (resolver.go:46, :74).
  */
 export function celReadiness(expression: string, object: JsonObject): Ready {
-  const checked = env.check(expression);
+  const program = compile(expression);
+  const checked = program.check();
   if (!checked.valid) throw new Error(`failed to compile query: ${firstLine(checked.error)}`);
   if (checked.type !== 'bool') return 'READY_UNSPECIFIED';
   let value: unknown;
   try {
-    value = env.evaluate(expression, { object: JSON.parse(JSON.stringify(object)) as unknown });
+    const input = JSON.parse(JSON.stringify(object)) as unknown;
+    checkEvaluationCost(program.ast, expression, input);
+    value = program({ object: input });
   } catch (err) {
     throw new Error(`failed to eval the program: ${firstLine(err)}`, { cause: err });
   }
   return value === true ? 'READY_TRUE' : 'READY_FALSE';
+}
+
+/** The parsed expression within the bounds, its `matches` calls on RE2; a parse error reads as a compile error. */
+function compile(expression: string): ReturnType<Environment['parse']> {
+  try {
+    checkExpressionLength(expression);
+    return env.parse(withRe2Matches(expression, env.parse(expression).ast));
+  } catch (err) {
+    throw new Error(`failed to compile query: ${firstLine(err)}`, { cause: err });
+  }
 }

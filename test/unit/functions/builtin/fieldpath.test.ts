@@ -1,9 +1,12 @@
 import { expect } from 'chai';
+import { LimitError } from '../../../../src/functions/builtin/limits.js';
 import {
   expandWildcards,
   findValue,
   getValue,
   isNotFound,
+  MAX_PATH_LENGTH,
+  MAX_PATH_SEGMENTS,
   parsePath,
   setValue,
 } from '../../../../src/functions/builtin/fieldpath.js';
@@ -61,5 +64,33 @@ describe('functions/builtin/fieldpath', () => {
     expect(expandWildcards({ a: [{ b: 1 }, {}] }, 'a[*].b')).to.deep.equal(['a[0].b']);
     expect(expandWildcards({ a: [{}, {}] }, 'a[*].b')).to.deep.equal([]);
     expect(expandWildcards({ m: { x: 1, y: 2 } }, 'm[*]')).to.deep.equal(['m.x', 'm.y']);
+  });
+});
+
+describe('functions/builtin/fieldpath: bounds', () => {
+  it('reads an index past uint32 as a field, as strconv.ParseUint(s, 10, 32) does', () => {
+    expect(parsePath('a[4294967295]')).to.deep.equal([{ field: 'a' }, { index: 4294967295 }]);
+    expect(parsePath('a[4294967296]')).to.deep.equal([{ field: 'a' }, { field: '4294967296' }]);
+  });
+
+  it('refuses paths past MAX_PATH_LENGTH or MAX_PATH_SEGMENTS', () => {
+    expect(() => parsePath(`a${'b'.repeat(MAX_PATH_LENGTH)}`)).to.throw(LimitError, 'characters');
+    expect(() => parsePath('a.'.repeat(MAX_PATH_SEGMENTS) + 'a')).to.throw(LimitError, 'segments');
+  });
+
+  it('refuses to grow an array to an index no stored object could hold, and changes nothing', () => {
+    const object: Record<string, unknown> = { spec: { list: [] } };
+    expect(() => {
+      setValue(object, 'spec.list[999999999]', 1);
+    }).to.throw(LimitError, 'cannot grow');
+    expect(() => {
+      setValue(object, 'spec.other[999999999].x', 1);
+    }).to.throw(LimitError, 'cannot grow');
+    expect(() => {
+      setValue(object, 'spec.list[999999999].x', 1);
+    }).to.throw(LimitError, 'cannot grow');
+    expect(object).to.deep.equal({ spec: { list: [] } });
+    setValue(object, 'spec.list[2]', 1);
+    expect(object).to.deep.equal({ spec: { list: [null, null, 1] } });
   });
 });

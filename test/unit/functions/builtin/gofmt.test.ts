@@ -2,6 +2,7 @@
 // use it (function-patch-and-transform transforms.go and patches.go call fmt.Sprintf). Expected strings are what Go's
 // fmt package prints, as its doc.go documents and fmt_test.go asserts (golang/go src/fmt).
 import { expect } from 'chai';
+import { LimitError, MAX_STRING_LENGTH } from '../../../../src/functions/builtin/limits.js';
 import { goFormatV, goSprintf } from '../../../../src/functions/builtin/gofmt.js';
 import { GoInt } from '../../../../src/functions/builtin/govalue.js';
 
@@ -78,5 +79,41 @@ describe('functions/builtin goSprintf (Go fmt.Sprintf)', () => {
     expect(goFormatV(2.5)).to.equal('2.5');
     expect(goFormatV(1e21)).to.equal('1e+21');
     expect(goFormatV({ k: [true, null] })).to.equal('map[k:[true <nil>]]');
+  });
+});
+
+describe('functions/builtin goSprintf: widths and precisions past what can be stored', () => {
+  const limits: Record<string, { format: string; args: unknown[]; want: string }> = {
+    'a crazy long width ends the format, as parsenum': {
+      format: '%999999999d|x',
+      args: [5n],
+      want: '%!(NOVERB)%!(EXTRA int64=5)',
+    },
+    'a crazy long precision ends it too': {
+      format: '%.99999999f',
+      args: [1.5],
+      want: '%!(NOVERB)%!(EXTRA float64=1.5)',
+    },
+    'a precision past JavaScript’s 100 digits prints the exact value': {
+      format: '%.110f',
+      args: [0.1],
+      want: `0.1000000000000000055511151231257827021181583404541015625${'0'.repeat(55)}`,
+    },
+    'ties round to even': { format: '%.0f %.0f %.1f %.2e', args: [2.5, 3.5, 0.25, 1.125], want: '2 4 0.2 1.12e+00' },
+  };
+  for (const [name, tc] of Object.entries(limits)) {
+    it(name, () => expect(goSprintf(tc.format, tc.args), tc.format).to.equal(tc.want));
+  }
+
+  it('refuses a width Go would pad to, past MAX_STRING_LENGTH, before padding', () => {
+    expect(() => goSprintf('%10000000d', [1n])).to.throw(LimitError, 'cannot format');
+    expect(() => goSprintf('%.5000000f', [1.5])).to.throw(LimitError, 'cannot format');
+  });
+
+  it('refuses a result that grows past MAX_STRING_LENGTH directive by directive or element by element', () => {
+    expect(() => goSprintf('%1000000d'.repeat(4), [1n, 2n, 3n, 4n])).to.throw(LimitError);
+    expect(() => goSprintf('%1000000v', [[1, 2, 3, 4]])).to.throw(LimitError);
+    expect(goSprintf('%1000000d', [1n])).to.have.length(1_000_000);
+    expect(MAX_STRING_LENGTH).to.be.above(1_000_000);
   });
 });

@@ -70,3 +70,15 @@ describe('functions/builtin goJsonUnmarshal (Go json.Unmarshal)', () => {
     expect(goJsonUnmarshal('null', 'object')).to.equal(null);
   });
 });
+
+describe('functions/builtin goJsonUnmarshal: nesting', () => {
+  it("takes Go's 10000 levels without recursion and fails on the next as Go's scanner does", () => {
+    expect(goJsonUnmarshal(`${'['.repeat(10_000)}${']'.repeat(10_000)}`, 'array')).to.be.an('array');
+    expect(() => goJsonUnmarshal(`${'['.repeat(100_000)}${']'.repeat(100_000)}`, 'array')).to.throw(
+      "invalid character '[' exceeded max depth",
+    );
+    expect(() => goJsonUnmarshal(`{"a":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_001)}`, 'object')).to.throw(
+      "invalid character '{' exceeded max depth",
+    );
+  });
+});
