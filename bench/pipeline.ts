@@ -8,7 +8,7 @@ import { Subject } from 'rxjs';
 import { availableParallelism } from 'node:os';
 import { circuitBreaker, OwnWrites, TokenBucketBreaker, type XrEvent } from '../src/circuitbreaker/index.js';
 import { createMetrics } from '../src/metrics/index.js';
-import { ReconcileQueue } from '../src/queue/index.js';
+import { ReconcileLimiter, ReconcileQueue, reconcileLimits } from '../src/queue/index.js';
 
 const EVENTS = 1_000_000;
 const KEYS = 10_000;
@@ -47,7 +47,7 @@ async function pipeline(total: number, events: XrEvent[], burst?: number): Promi
     name: controller,
     metrics,
     workers: 10,
-    ratePerSecond: 10,
+    limiter: new ReconcileLimiter(reconcileLimits(10).reconciles),
     reconcile: () => {
       reconciles += 1;
       return Promise.resolve({});

@@ -5,7 +5,7 @@ import { claimOf, type Xr, type XrType } from '../controller/index.js';
 import { isConflict, type Discovery, type EventSink, type KubeClient } from '../kube/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
 import type { Metrics } from '../metrics/index.js';
-import { ReconcileQueue } from '../queue/index.js';
+import { ReconcileQueue, type ReconcileLimiter } from '../queue/index.js';
 import { objectKey, type InformerLease, type InformerRegistry } from '../watch/index.js';
 import type { Claim } from './claim.js';
 import { ClaimReconciler } from './reconciler.js';
@@ -21,7 +21,8 @@ export interface ClaimControllerOptions {
   events: EventSink;
   metrics: Metrics;
   logger: Logger;
-  settings: { workers: number; maxReconcileRate: number };
+  /** workers: --max-concurrent-reconciles; reconcileLimiter: the process's one --max-reconcile-rate limiter. */
+  settings: { workers: number; reconcileLimiter: ReconcileLimiter };
 }
 
 /**
@@ -42,7 +43,7 @@ export class ClaimController implements Lifecycle {
       name: options.name,
       metrics: options.metrics,
       workers: options.settings.workers,
-      ratePerSecond: options.settings.maxReconcileRate,
+      limiter: options.settings.reconcileLimiter,
       isConflict,
       reconcile: (key, signal) => {
         if (!this.reconciler) throw new Error('the claim controller is not started');

@@ -3,6 +3,7 @@ import { addCrossplaneFlags, ignoredFlagsGiven } from './crossplaneOptions.js';
 import { envName, flagDefaults, START_FLAGS, type FlagDefinition, type StartConfig } from './flags.js';
 import { optionParser, parseValue } from './values.js';
 import { formatDuration } from '../apis/index.js';
+import { reconcileLimits } from '../queue/index.js';
 import type { DiagnoseOptions } from './diagnose.js';
 import type { RenderOptions } from './render.js';
 import type { TraceOptions } from './trace.js';
@@ -77,7 +78,7 @@ export function finishConfig(options: Record<string, unknown>): StartConfig {
     ...toConfigValues(options),
     ignoredFlags: ignoredFlagsGiven(options),
   };
-  values.maxConcurrentReconciles ??= values.maxReconcileRate;
+  values.maxConcurrentReconciles ??= reconcileLimits(values.maxReconcileRate as number).workers;
   const config = values as unknown as StartConfig;
   checkAtLeastMinimum('poll-interval', config.pollIntervalMs, config.minPollIntervalMs);
   checkAtLeastMinimum('managed-poll-interval', config.managedPollIntervalMs, config.minPollIntervalMs);

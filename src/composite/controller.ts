@@ -13,7 +13,7 @@ import type { FunctionRunner } from '../functions/index.js';
 import { isConflict, type Discovery, type EventSink, type KubeClient, type KubeObject } from '../kube/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
 import type { Metrics } from '../metrics/index.js';
-import { ReconcileQueue } from '../queue/index.js';
+import { ReconcileQueue, type ReconcileLimiter } from '../queue/index.js';
 import { objectKey, waitAtMost, type InformerLease, type InformerRegistry, type ObjectStore } from '../watch/index.js';
 import { adoptMachinery } from './adoptMachinery.js';
 import type { ComposedCache } from './composedCache.js';
@@ -33,8 +33,8 @@ const WARM_START_LIMIT_MS = 5_000;
 
 export interface CompositeControllerSettings extends PollIntervalFlags {
   realtime: boolean;
-  /** --max-reconcile-rate: the queue's global token bucket. */
-  maxReconcileRate: number;
+  /** --max-reconcile-rate: the process's one reconcile limiter, shared by every controller. */
+  reconcileLimiter: ReconcileLimiter;
   /** --max-concurrent-reconciles. */
   workers: number;
   /**
@@ -106,7 +106,7 @@ export class CompositeController implements Lifecycle {
       name,
       metrics,
       workers: settings.workers,
-      ratePerSecond: settings.maxReconcileRate,
+      limiter: settings.reconcileLimiter,
       isConflict,
       fairness: settings.fairQueue ? this.fairness() : undefined,
       reconcile: (key, signal) => {

@@ -4,7 +4,7 @@ import { errorMessage } from '../base/index.js';
 import { sameCondition, StatusDraft, type ConditionInput } from '../controller/index.js';
 import { getIfExists, isEstablished, isNotFound, type EventSink, type KubeClient } from '../kube/index.js';
 import type { Metrics } from '../metrics/index.js';
-import type { ReconcileQueue, ReconcileResult } from '../queue/index.js';
+import type { ReconcileLimiter, ReconcileQueue, ReconcileResult } from '../queue/index.js';
 import { waitAtMost, type InformerLease, type InformerRegistry } from '../watch/index.js';
 import {
   AGGREGATE_TO_COMPOSITOR_LABEL,
@@ -59,7 +59,8 @@ export interface DefinitionControllerOptions {
   events: EventSink;
   metrics: Metrics;
   logger: Logger;
-  maxReconcileRate: number;
+  /** --max-reconcile-rate: the process's one reconcile limiter, shared by every controller. */
+  reconcileLimiter: ReconcileLimiter;
   newComposite: (input: CompositeFactoryInput) => RunningComposite;
   /** Builds the claim controller of an XRD that offers claims (spec.claimNames); without it claims are not served. */
   newClaim?: (input: ClaimFactoryInput) => RunningComposite;
@@ -94,7 +95,7 @@ export class DefinitionController implements Lifecycle {
       metrics: options.metrics,
       logger: options.logger,
       workers: 2,
-      ratePerSecond: options.maxReconcileRate,
+      limiter: options.reconcileLimiter,
       reconcile: (key, signal) => this.reconcile(key, signal),
     });
     this.running = new RunningControllers({

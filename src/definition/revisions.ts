@@ -16,7 +16,7 @@ import {
 } from '../kube/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
 import type { Metrics } from '../metrics/index.js';
-import { ReconcileQueue, type ReconcileResult } from '../queue/index.js';
+import { ReconcileQueue, type ReconcileLimiter, type ReconcileResult } from '../queue/index.js';
 import {
   objectKey,
   type IndexFunction,
@@ -116,8 +116,8 @@ export interface CompositionRevisionControllerOptions {
   informers: InformerRegistry;
   metrics: Metrics;
   logger: Logger;
-  /** --max-reconcile-rate: Compositions reconciled per second, burst ten times that. */
-  maxReconcileRate: number;
+  /** --max-reconcile-rate: the process's one reconcile limiter, shared by every controller. */
+  reconcileLimiter: ReconcileLimiter;
   /** --max-composition-revisions: revisions kept per Composition besides referenced ones; undefined keeps all. */
   maxRevisions?: number;
   workers?: number;
@@ -133,7 +133,7 @@ export interface CompositionRevisionControllerOptions {
  * controller reference is missing (a backup restore strips it), and recreated when deleted.
  *
  * @example
- * const revisions = new CompositionRevisionController({ client, informers, metrics, logger, maxReconcileRate: 10 });
+ * const revisions = new CompositionRevisionController({ client, informers, metrics, logger, reconcileLimiter });
  * await revisions.start(signal);
  * await revisions.stop(AbortSignal.timeout(30_000));
  */
@@ -155,7 +155,7 @@ export class CompositionRevisionController implements Lifecycle {
       name: CONTROLLER_NAME,
       metrics: options.metrics,
       workers: options.workers ?? 2,
-      ratePerSecond: options.maxReconcileRate,
+      limiter: options.reconcileLimiter,
       isConflict,
       reconcile: (key, signal) => this.reconcile(key, signal),
       onError: (key, err) => {

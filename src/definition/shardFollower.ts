@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Condition } from '../controller/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
 import type { Metrics } from '../metrics/index.js';
-import type { ReconcileQueue, ReconcileResult } from '../queue/index.js';
+import type { ReconcileLimiter, ReconcileQueue, ReconcileResult } from '../queue/index.js';
 import type { InformerLease, InformerRegistry } from '../watch/index.js';
 import { RunningControllers, type CompositeFactoryInput, type RunningComposite } from './runningControllers.js';
 import type { CompositeResourceDefinition } from './xrd.js';
@@ -40,7 +40,8 @@ export interface ShardFollowerOptions {
   informers: InformerRegistry;
   metrics: Metrics;
   logger: Logger;
-  maxReconcileRate: number;
+  /** --max-reconcile-rate: the process's one reconcile limiter, shared by every controller. */
+  reconcileLimiter: ReconcileLimiter;
   newComposite: (input: CompositeFactoryInput) => RunningComposite;
   /** How long a composite controller stopped for a changed or deleted XRD may finish in-flight reconciles. */
   stopDeadlineMs?: number;
@@ -66,7 +67,7 @@ export class ShardFollower implements Lifecycle {
       logger: options.logger,
       // One at a time: starts and stops of one XRD's controller must not overlap.
       workers: 1,
-      ratePerSecond: options.maxReconcileRate,
+      limiter: options.reconcileLimiter,
       reconcile: (key, signal) => this.reconcile(key, signal),
     });
     this.running = new RunningControllers({

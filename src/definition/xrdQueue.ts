@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { errorMessage } from '../base/index.js';
 import { isConflict } from '../kube/index.js';
 import type { Metrics } from '../metrics/index.js';
-import { ReconcileQueue, type ReconcileResult } from '../queue/index.js';
+import { ReconcileQueue, type ReconcileLimiter, type ReconcileResult } from '../queue/index.js';
 import { objectKey, type InformerLease, type InformerRegistry } from '../watch/index.js';
 
 const XRD = { apiVersion: 'apiextensions.crossplane.io/v1', kind: 'CompositeResourceDefinition' };
@@ -13,7 +13,7 @@ export function xrdQueue(options: {
   metrics: Metrics;
   logger: Logger;
   workers: number;
-  ratePerSecond: number;
+  limiter: ReconcileLimiter;
   reconcile: (key: string, signal: AbortSignal) => Promise<ReconcileResult>;
 }): ReconcileQueue {
   const { name, logger } = options;

@@ -12,6 +12,7 @@ import type { FunctionRunner } from '../functions/index.js';
 import { Discovery, EventRecorder, type KubeClient } from '../kube/index.js';
 import { NopProvider, type ManagedControllerSettings } from '../managed/index.js';
 import type { Metrics } from '../metrics/index.js';
+import { ReconcileLimiter, reconcileLimits } from '../queue/index.js';
 import { ClientCertificate, FunctionPackageController, TlsSecrets } from '../packages/index.js';
 import { UsageController } from '../usage/index.js';
 import { InformerRegistry, shardFilter } from '../watch/index.js';
@@ -37,11 +38,15 @@ export interface EngineOptions {
  */
 const USAGE_WAIT_INTERVAL_MS = 2_000;
 
-/** What every controller of one engine shares: the client, the caches, the events, the metrics and the log. */
+/**
+ * What every controller of one engine shares: the client, the caches, the events, the metrics, the log, and the one
+ * reconcile limiter, so --max-reconcile-rate bounds the whole process however many controllers run.
+ */
 interface Shared extends EngineOptions {
   discovery: Discovery;
   informers: InformerRegistry;
   events: EventRecorder;
+  reconcileLimiter: ReconcileLimiter;
 }
 
 /**
@@ -61,7 +66,8 @@ export function createEngine(options: EngineOptions): Engine {
   });
   // Events get a request budget of their own, as controller-runtime's event recorder has its own REST client.
   const events = new EventRecorder({ client, logger: log, limiter: client.separateBudget() });
-  const shared: Shared = { ...options, discovery, informers, events };
+  const reconcileLimiter = new ReconcileLimiter(reconcileLimits(config.maxReconcileRate).reconciles);
+  const shared: Shared = { ...options, discovery, informers, events, reconcileLimiter };
   // Sharded (docs/scaling.md), shard 0 also does the cluster-wide work, which must not be done twice.
   const clusterWide = config.shardIndex === 0;
   // Shard 0 runs the package controller and issues the client certificate; the other shards only read it.
@@ -95,13 +101,13 @@ export function createEngine(options: EngineOptions): Engine {
   });
 }
 
-/** The managed controllers' settings from the flags: --managed-poll-interval and the shared rate limits. */
-export function managedSettings(config: EngineConfig): ManagedControllerSettings {
+/** The managed controllers' settings from the flags: --managed-poll-interval, and the engine's reconcile limiter. */
+export function managedSettings(config: EngineConfig, reconcileLimiter: ReconcileLimiter): ManagedControllerSettings {
   return {
     pollIntervalMs: config.managedPollIntervalMs,
     minPollIntervalMs: config.minPollIntervalMs,
     syncIntervalMs: config.syncIntervalMs,
-    maxReconcileRate: config.maxReconcileRate,
+    reconcileLimiter,
     workers: config.maxConcurrentReconciles,
   };
 }
@@ -126,20 +132,20 @@ function packageController(shared: Shared, secrets: TlsSecrets): FunctionPackage
 }
 
 function revisionController(shared: Shared): CompositionRevisionController {
-  const { client, informers, metrics, log, config } = shared;
+  const { client, informers, metrics, log, config, reconcileLimiter } = shared;
   return new CompositionRevisionController({
     client,
     informers,
     metrics,
     logger: log,
-    maxReconcileRate: config.maxReconcileRate,
+    reconcileLimiter,
     maxRevisions: config.maxCompositionRevisions,
   });
 }
 
 /** Usages and ClusterUsages; the admission policy is applied at start unless the chart installs it (--install-crds). */
 function usageController(shared: Shared): UsageController {
-  const { client, discovery, informers, events, metrics, log, config } = shared;
+  const { client, discovery, informers, events, metrics, log, config, reconcileLimiter } = shared;
   return new UsageController({
     client,
     discovery,
@@ -150,7 +156,7 @@ function usageController(shared: Shared): UsageController {
     settings: {
       pollIntervalMs: config.pollIntervalMs,
       waitIntervalMs: USAGE_WAIT_INTERVAL_MS,
-      maxReconcileRate: config.maxReconcileRate,
+      reconcileLimiter,
       workers: config.maxConcurrentReconciles,
       installPolicy: config.installCrds,
     },
@@ -158,14 +164,14 @@ function usageController(shared: Shared): UsageController {
 }
 
 function definitionController(shared: Shared, runner: FunctionRunner): DefinitionController {
-  const { client, informers, events, metrics, log, config } = shared;
+  const { client, informers, events, metrics, log, config, reconcileLimiter } = shared;
   return new DefinitionController({
     client,
     informers,
     events,
     metrics,
     logger: log,
-    maxReconcileRate: config.maxReconcileRate,
+    reconcileLimiter,
     stopDeadlineMs: config.gracefulShutdownTimeoutMs,
     manageCompositeRbac: config.manageCompositeRbac,
     newComposite: compositeFactory(shared, runner),
@@ -174,12 +180,12 @@ function definitionController(shared: Shared, runner: FunctionRunner): Definitio
 }
 
 function shardFollower(shared: Shared, runner: FunctionRunner): ShardFollower {
-  const { informers, metrics, log, config } = shared;
+  const { informers, metrics, log, config, reconcileLimiter } = shared;
   return new ShardFollower({
     informers,
     metrics,
     logger: log,
-    maxReconcileRate: config.maxReconcileRate,
+    reconcileLimiter,
     stopDeadlineMs: config.gracefulShutdownTimeoutMs,
     newComposite: compositeFactory(shared, runner),
   });
@@ -194,7 +200,7 @@ function nopProvider(shared: Shared): NopProvider {
     events,
     metrics,
     logger: log,
-    settings: managedSettings(config),
+    settings: managedSettings(config, shared.reconcileLimiter),
     installCrd: config.installCrds,
     owns: shardFilter({ index: config.shardIndex, count: config.shardCount }),
   });
@@ -205,7 +211,7 @@ function compositeFactory(
   shared: Shared,
   runner: FunctionRunner,
 ): (input: CompositeFactoryInput) => CompositeController {
-  const { client, discovery, informers, events, metrics, log, config } = shared;
+  const { client, discovery, informers, events, metrics, log, config, reconcileLimiter } = shared;
   const owns = shardFilter({ index: config.shardIndex, count: config.shardCount });
   return (input) =>
     new CompositeController({
@@ -221,7 +227,7 @@ function compositeFactory(
         pollIntervalMs: config.pollIntervalMs,
         minPollIntervalMs: config.minPollIntervalMs,
         realtime: config.enableRealtimeCompositions,
-        maxReconcileRate: config.maxReconcileRate,
+        reconcileLimiter,
         workers: config.maxConcurrentReconciles,
         fairQueue: config.fairQueue,
         maxConcurrentApplies: config.maxConcurrentApplies,
@@ -239,7 +245,7 @@ function compositeFactory(
 
 /** Builds the claim controller of an XRD that offers claims. */
 function claimFactory(shared: Shared): (input: ClaimFactoryInput) => ClaimController {
-  const { client, discovery, informers, events, metrics, log, config } = shared;
+  const { client, discovery, informers, events, metrics, log, config, reconcileLimiter } = shared;
   return (input) =>
     new ClaimController({
       ...input,
@@ -249,6 +255,6 @@ function claimFactory(shared: Shared): (input: ClaimFactoryInput) => ClaimContro
       events,
       metrics,
       logger: log,
-      settings: { workers: config.maxConcurrentReconciles, maxReconcileRate: config.maxReconcileRate },
+      settings: { workers: config.maxConcurrentReconciles, reconcileLimiter },
     });
 }

@@ -1,5 +1,5 @@
 import { sleep, systemClock, type Clock } from '../base/index.js';
-import { fullBucket, reserve, type TokenBucketRate, type TokenBucketState } from '../queue/index.js';
+import { fullBucket, reconcileLimits, reserve, type TokenBucketRate, type TokenBucketState } from '../queue/index.js';
 
 /** Holds a request until the client may send it. */
 export interface RequestLimiter {
@@ -8,9 +8,9 @@ export interface RequestLimiter {
   separate(): RequestLimiter;
 }
 
-/** client-go's limits as --max-reconcile-rate N sets them in Crossplane: qps 5N, burst 10N. */
+/** client-go's limits as --max-reconcile-rate N sets them (reconcileLimits): qps 5N, burst 10N. */
 export function clientRateFor(maxReconcileRate: number): TokenBucketRate {
-  return { perSecond: 5 * maxReconcileRate, burst: 10 * maxReconcileRate };
+  return reconcileLimits(maxReconcileRate).client;
 }
 
 /**

@@ -6,7 +6,7 @@ import { effectivePollInterval, restartDelayMs } from '../controller/index.js';
 import { isConflict, type EventSink, type KubeClient } from '../kube/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
 import type { Metrics } from '../metrics/index.js';
-import { ReconcileQueue } from '../queue/index.js';
+import { ReconcileQueue, type ReconcileLimiter } from '../queue/index.js';
 import { objectKey, type InformerLease, type InformerRegistry, type WatchEvent } from '../watch/index.js';
 import { ConnectionSecretPublisher } from './connectionSecret.js';
 import { meteredConnector } from './metered.js';
@@ -15,8 +15,8 @@ import type { ExternalConnector, ManagedResource } from './types.js';
 import { ManagedWriter } from './writer.js';
 
 export interface ManagedControllerSettings extends ManagedTiming {
-  /** --max-reconcile-rate: the queue's global token bucket. */
-  maxReconcileRate: number;
+  /** --max-reconcile-rate: the process's one reconcile limiter, shared by every controller. */
+  reconcileLimiter: ReconcileLimiter;
   /** --max-concurrent-reconciles. */
   workers: number;
 }
@@ -45,7 +45,7 @@ export function managedControllerName(plural: string, apiVersion: string): strin
 
 /**
  * One MR kind's controller: the kind's shared informer feeds a ReconcileQueue (dedupe, per-item backoff 1s..60s,
- * the global --max-reconcile-rate bucket, --max-concurrent-reconciles workers) that runs the ManagedReconciler.
+ * the process's --max-reconcile-rate limiter, --max-concurrent-reconciles workers) that runs the ManagedReconciler.
  * Watch events enqueue the MR, except the echoes of the reconciler's own writes. After a restart, settled MRs of
  * the first list are spread over their poll interval, as XRs are, while the others go at once.
  *
@@ -75,7 +75,7 @@ export class ManagedController<T extends ManagedResource = ManagedResource> impl
       name: this.name,
       metrics: options.metrics,
       workers: settings.workers,
-      ratePerSecond: settings.maxReconcileRate,
+      limiter: settings.reconcileLimiter,
       isConflict,
       reconcile: (key, signal) => {
         if (!this.reconciler) throw new Error('the managed controller is not started');

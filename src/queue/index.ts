@@ -1,13 +1,16 @@
 // queue: the controllers' work queue. Dedupes keys, delays and backs them off, serves them FIFO or round-robin by
-// namespace, meters every reconcile through a global token bucket, and runs a bounded pool of workers so a key is
-// never reconciled twice at once.
+// namespace, meters every reconcile through the process's one reconcile limiter, and runs a bounded pool of workers
+// so a key is never reconciled twice at once.
 export { FairLine, namespaceOfKey, type FairLineOptions } from './fairLine.js';
 export { FifoLine, type KeyLine } from './keyLine.js';
 export { DEFAULT_BACKOFF, ItemBackoff } from './itemBackoff.js';
 export type { ReconcileOutcome, ReconcileResult, Reconciler } from './outcome.js';
+export { ReconcileLimiter, type TokenWaiter } from './reconcileLimiter.js';
+export { reconcileLimits, type ReconcileLimits } from './reconcileLimits.js';
 export { ReconcileQueue, type ReconcileQueueOptions, type ShutdownResult } from './reconcileQueue.js';
 export {
   fullBucket,
+  giveBack,
   refill,
   reserve,
   takeOrWait,

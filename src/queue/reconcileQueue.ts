@@ -1,4 +1,4 @@
-import { systemClock, type Backoff, type Clock, type Timer } from '../base/index.js';
+import { systemClock, type Backoff, type Clock } from '../base/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
 import { queueMetrics, type Metrics, type QueueMetrics, type QueueReadings } from '../metrics/index.js';
 import { DedupingQueue } from './dedupingQueue.js';
@@ -7,7 +7,7 @@ import { FairLine, type FairLineOptions } from './fairLine.js';
 import { DEFAULT_BACKOFF, ItemBackoff } from './itemBackoff.js';
 import { outcomeOfError, outcomeOfResult, type ReconcileOutcome, type Reconciler } from './outcome.js';
 import { FifoLine } from './keyLine.js';
-import { fullBucket, takeOrWait, type TokenBucketRate, type TokenBucketState } from './tokenBucket.js';
+import type { ReconcileLimiter, TokenWaiter } from './reconcileLimiter.js';
 
 export interface ReconcileQueueOptions {
   /** The controller name; the `name`/`controller` label of every metric. */
@@ -16,8 +16,11 @@ export interface ReconcileQueueOptions {
   metrics: Metrics;
   /** `--max-concurrent-reconciles`: reconciles in flight at once. */
   workers: number;
-  /** `--max-reconcile-rate`: reconciles started per second, with a burst of ten times that. */
-  ratePerSecond: number;
+  /**
+   * `--max-reconcile-rate`: the process's one reconcile limiter, shared by every queue so the rate is global. A
+   * token is taken when a worker is about to start a key.
+   */
+  limiter: ReconcileLimiter;
   /**
    * `--fair-queue`: hand out ready keys round-robin by namespace, `weightOf(namespace)` turns each, so one busy
    * namespace cannot starve the others. Absent: one FIFO line, as client-go's.
@@ -46,15 +49,16 @@ interface InFlight {
 /**
  * The controller's work queue and worker pool, with client-go semantics: a key is reconciled by one worker at a
  * time, adds coalesce while the key waits, an add during its reconcile makes it run once more afterwards,
- * failures back off per key, and every reconcile, requeues included, passes a global token bucket that delays and
- * never drops. The bucket is asked when a key is handed to a worker, not when it is added, so it serves keys in
- * the line's order: with `fairness`, a quiet namespace's key takes the next free token after at most one turn of
- * each other busy namespace, instead of queueing behind every token a burst reserved before it. Nothing runs
- * until `start`; adds made before it wait in line.
+ * failures back off per key, and every reconcile, requeues included, passes the process's one reconcile limiter,
+ * which delays and never drops. The limiter is asked when a key is handed to a worker, not when it is added, so
+ * a key passes it once and it serves keys in the line's order: with `fairness`, a quiet namespace's key takes this
+ * queue's next token after at most one turn of each other busy namespace, instead of queueing behind every token
+ * a burst reserved before it. Nothing runs until `start`; adds made before it wait in line.
  *
  * @example
+ * const limiter = new ReconcileLimiter(reconcileLimits(10).reconciles); // one per process
  * const queue = new ReconcileQueue({ name: 'composite/xbuckets.example.org', reconcile, metrics, workers: 10,
- *   ratePerSecond: 10, isConflict: (e) => e instanceof ConflictError });
+ *   limiter, isConflict: (e) => e instanceof ConflictError });
  * await queue.start();
  * queue.add('default/my-bucket');
  * await queue.stop(AbortSignal.timeout(30_000));
@@ -64,14 +68,14 @@ export class ReconcileQueue implements Lifecycle {
   private readonly line: DedupingQueue;
   private readonly delayed: DelayedKeys;
   private readonly backoff: ItemBackoff;
-  private readonly rate: TokenBucketRate;
-  private readonly bucket: TokenBucketState;
   private readonly addedAt = new Map<string, number>();
   private readonly inFlight = new Map<string, InFlight>();
   private readonly metrics: QueueMetrics;
   private untrack: (() => void) | undefined;
-  /** Armed while the bucket is empty and keys wait in line: the moment the next token is earned. */
-  private tokenTimer: Timer | undefined;
+  /** This queue as the limiter sees it; one object, so the limiter's line holds the queue at most once. */
+  private readonly waiter: TokenWaiter = { grant: () => this.grant() };
+  /** In the limiter's line: it calls `grant` when this queue's turn comes. */
+  private waitingForToken = false;
   private started = false;
   private stopped = false;
   private drained: (() => void) | undefined;
@@ -80,16 +84,12 @@ export class ReconcileQueue implements Lifecycle {
 
   constructor(private readonly options: ReconcileQueueOptions) {
     if (!(options.workers >= 1)) throw new RangeError(`workers must be at least 1, got ${options.workers}`);
-    if (!(options.ratePerSecond > 0))
-      throw new RangeError(`ratePerSecond must be positive, got ${options.ratePerSecond}`);
     this.clock = options.clock ?? systemClock;
     this.line = new DedupingQueue(options.fairness ? new FairLine(options.fairness) : new FifoLine());
     this.delayed = new DelayedKeys(this.clock, (key) => {
       this.add(key);
     });
     this.backoff = new ItemBackoff(options.backoff ?? DEFAULT_BACKOFF);
-    this.rate = { perSecond: options.ratePerSecond, burst: options.ratePerSecond * 10 };
-    this.bucket = fullBucket(this.rate, this.clock.now());
     // Binding creates the series at 0 (so dashboards see them before the first event); it starts nothing.
     this.metrics = queueMetrics(options.metrics, options.name);
   }
@@ -170,8 +170,8 @@ export class ReconcileQueue implements Lifecycle {
     this.stopped = true;
     this.line.clear();
     this.delayed.clear();
-    this.tokenTimer?.cancel();
-    this.tokenTimer = undefined;
+    this.options.limiter.cancel(this.waiter);
+    this.waitingForToken = false;
     let onDeadline: (() => void) | undefined;
     const finished = await new Promise<boolean>((resolve) => {
       if (this.inFlight.size === 0) {
@@ -195,22 +195,34 @@ export class ReconcileQueue implements Lifecycle {
     return { drained: finished, abandoned };
   }
 
-  /** Hands keys to free workers while the bucket has tokens; when it runs dry, comes back as the next one is earned. */
+  /** Hands keys to free workers while the limiter gives tokens; when it has none, waits in its line. */
   private pump(): void {
-    while (this.started && !this.stopped && this.inFlight.size < this.options.workers && this.line.length > 0) {
-      if (this.tokenTimer) return;
-      const waitMs = takeOrWait(this.bucket, this.rate, this.clock.now());
-      if (waitMs > 0) {
-        this.tokenTimer = this.clock.setTimer(() => {
-          this.tokenTimer = undefined;
-          this.pump();
-        }, waitMs);
+    while (this.canStart()) {
+      if (this.waitingForToken) return;
+      if (!this.options.limiter.take(this.waiter)) {
+        this.waitingForToken = true;
         return;
       }
-      const key = this.line.get();
-      if (key === undefined) return;
-      void this.run(key);
+      this.startNext();
     }
+  }
+
+  /** The limiter's turn came: start one key, then ask again (at the back of its line) if more can start. */
+  private grant(): boolean {
+    this.waitingForToken = false;
+    if (!this.canStart()) return false;
+    this.startNext();
+    this.pump();
+    return true;
+  }
+
+  private canStart(): boolean {
+    return this.started && !this.stopped && this.inFlight.size < this.options.workers && this.line.length > 0;
+  }
+
+  private startNext(): void {
+    const key = this.line.get();
+    if (key !== undefined) void this.run(key);
   }
 
   private async run(key: string): Promise<void> {

@@ -69,3 +69,8 @@ export function takeOrWait(bucket: TokenBucketState, rate: TokenBucketRate, nowM
   }
   return ((1 - bucket.tokens) * 1000) / rate.perSecond;
 }
+
+/** Returns one token taken by `takeOrWait` that could not be used, so the next in line gets it; capped at the burst. */
+export function giveBack(bucket: TokenBucketState, rate: TokenBucketRate): void {
+  bucket.tokens = Math.min(rate.burst, bucket.tokens + 1);
+}

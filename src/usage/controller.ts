@@ -4,7 +4,7 @@ import { errorMessage } from '../base/index.js';
 import { isConflict, type Discovery, type EventSink, type KubeClient } from '../kube/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
 import type { Metrics } from '../metrics/index.js';
-import { ReconcileQueue } from '../queue/index.js';
+import { ReconcileQueue, type ReconcileLimiter } from '../queue/index.js';
 import { objectKey, type InformerLease, type InformerRegistry } from '../watch/index.js';
 import { UsageObjects } from './objects.js';
 import { ensureUsagePolicy } from './policy.js';
@@ -19,8 +19,8 @@ export interface UsageControllerOptions {
   metrics: Metrics;
   logger: Logger;
   settings: UsageTiming & {
-    /** --max-reconcile-rate. */
-    maxReconcileRate: number;
+    /** --max-reconcile-rate: the process's one reconcile limiter, shared by every controller. */
+    reconcileLimiter: ReconcileLimiter;
     /** --max-concurrent-reconciles. */
     workers: number;
     /** Apply the admission policy and its binding at start (--install-crds; the chart renders them itself). */
@@ -63,7 +63,7 @@ export class UsageController implements Lifecycle {
       name: USAGE_CONTROLLER_NAME,
       metrics: options.metrics,
       workers: settings.workers,
-      ratePerSecond: settings.maxReconcileRate,
+      limiter: settings.reconcileLimiter,
       isConflict,
       reconcile: (key, signal) => this.reconciler.reconcile(key, signal),
       onError: (key, err) => {

@@ -27,6 +27,7 @@ import {
   type XrObject,
 } from './engine.js';
 import { nopResource, providerNopResource, READY_AT_ONCE, startNop, type RunningNop } from './nop.js';
+import { ReconcileLimiter, reconcileLimits } from '../../src/queue/index.js';
 
 // The managed-resource runtime against a real API server, through the built-in nop provider: the lifecycle, the
 // create-pending protocol, deletion policies, managementPolicies, pause, poll intervals, reconcile requests, the
@@ -484,7 +485,7 @@ describe('managed resources: restart (integration)', function () {
     const client = controlPlane().client();
     await ensureNamespace(client, namespace);
     const system = new NopExternalSystem();
-    const settings = { maxReconcileRate: 100, workers: 20 };
+    const settings = { reconcileLimiter: new ReconcileLimiter(reconcileLimits(100).reconciles), workers: 20 };
     let running = await startNop(controlPlane().kubeConfig, { settings, system });
     const names = Array.from({ length: RESTART_MRS }, (_, i) => `r-${i}`);
     try {

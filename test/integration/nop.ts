@@ -13,6 +13,7 @@ import {
 } from '../../src/managed/index.js';
 import { createMetrics, type Metrics } from '../../src/metrics/index.js';
 import { InformerRegistry } from '../../src/watch/index.js';
+import { ReconcileLimiter, reconcileLimits } from '../../src/queue/index.js';
 
 // Runs the nop provider in-process against a control plane (the integration tests' and the managed-restart
 // bench's), with its own informers, metrics and event recorder, so a test can stop it and start another one
@@ -34,7 +35,7 @@ export const DEFAULT_SETTINGS: ManagedControllerSettings = {
   pollIntervalMs: 10 * 60_000,
   minPollIntervalMs: 1_000,
   syncIntervalMs: 60 * 60_000,
-  maxReconcileRate: 50,
+  reconcileLimiter: new ReconcileLimiter(reconcileLimits(50).reconciles),
   workers: 10,
 };
 

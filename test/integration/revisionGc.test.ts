@@ -8,6 +8,7 @@ import { createMetrics } from '../../src/metrics/index.js';
 import { InformerRegistry } from '../../src/watch/index.js';
 import { apply, ensureNamespace } from './engine.js';
 import { controlPlane, eventually } from './harness.js';
+import { ReconcileLimiter, reconcileLimits } from '../../src/queue/index.js';
 
 const GROUP_PATH = '/apis/apiextensions.crossplane.io/v1';
 const COMPOSITION = 'rev-gc';
@@ -89,7 +90,7 @@ describe('CompositionRevision garbage collection (integration)', function () {
       informers: registry,
       metrics: createMetrics({ processMetrics: false }),
       logger: pino({ level: 'silent' }),
-      maxReconcileRate: 10,
+      reconcileLimiter: new ReconcileLimiter(reconcileLimits(10).reconciles),
       maxRevisions: 2,
     });
     await controller.start(new AbortController().signal);

@@ -14,6 +14,7 @@ import {
   type CompositionRevision,
 } from '../../src/definition/revisions.js';
 import { controlPlane, eventually } from './harness.js';
+import { ReconcileLimiter, reconcileLimits } from '../../src/queue/index.js';
 
 const GROUP_PATH = '/apis/apiextensions.crossplane.io/v1';
 const COMPOSITIONS = `${GROUP_PATH}/compositions`;
@@ -53,7 +54,7 @@ describe('CompositionRevision controller (integration)', function () {
       informers: registry,
       metrics: createMetrics({ processMetrics: false }),
       logger: pino({ level: process.env.REV_LOG ?? 'silent' }),
-      maxReconcileRate: 10,
+      reconcileLimiter: new ReconcileLimiter(reconcileLimits(10).reconciles),
     });
     await controller.start(new AbortController().signal);
   });

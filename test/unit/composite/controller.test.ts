@@ -6,10 +6,11 @@ import { RecordingEventSink } from '../../../src/kube/index.js';
 import { createMetrics } from '../../../src/metrics/index.js';
 import { FakeApiServer, FakeInformers, FakeRunner, until } from '../fakes/index.js';
 import { composition, desiring, KINDS, revision, XR_API_VERSION } from './world.js';
+import { ReconcileLimiter, reconcileLimits } from '../../../src/queue/index.js';
 
 const SETTINGS: CompositeControllerSettings = {
   realtime: true,
-  maxReconcileRate: 100,
+  reconcileLimiter: new ReconcileLimiter(reconcileLimits(100).reconciles),
   workers: 2,
   pollIntervalMs: 60_000,
   minPollIntervalMs: 1_000,

@@ -10,6 +10,7 @@ import {
 import { ApiError, RecordingEventSink } from '../../../src/kube/index.js';
 import { createMetrics } from '../../../src/metrics/index.js';
 import { CORE_KINDS, eventLines, FakeApiServer, FakeInformers, until } from '../fakes/index.js';
+import { ReconcileLimiter, reconcileLimits } from '../../../src/queue/index.js';
 
 const XRD_API = 'apiextensions.crossplane.io/v1';
 const XRD_PATH = '/apis/apiextensions.crossplane.io/v1/compositeresourcedefinitions/xapps.example.org';
@@ -132,7 +133,7 @@ class XrdWorld {
       events: this.events,
       metrics: createMetrics({ processMetrics: false }),
       logger: pino({ level: 'warn' }, { write: (line: string) => this.logged.push(line) }),
-      maxReconcileRate: 100,
+      reconcileLimiter: new ReconcileLimiter(reconcileLimits(100).reconciles),
       newComposite: (input) => {
         this.inputs.push(input);
         return new FakeComposite(input, this.log, this.failStart);
@@ -213,7 +214,7 @@ describe('definition/DefinitionController', () => {
       events: world.events,
       metrics: createMetrics({ processMetrics: false }),
       logger: pino({ level: 'silent' }),
-      maxReconcileRate: 100,
+      reconcileLimiter: new ReconcileLimiter(reconcileLimits(100).reconciles),
       newComposite: (given) => {
         input = given;
         return new FakeComposite(given, world.log);

@@ -13,6 +13,7 @@ import {
 } from '../../../src/managed/index.js';
 import { createMetrics } from '../../../src/metrics/index.js';
 import { ObjectStore, type InformerLease, type InformerRegistry } from '../../../src/watch/index.js';
+import { ReconcileLimiter, reconcileLimits } from '../../../src/queue/index.js';
 
 // NopProvider without a server: which kinds it starts a controller for. Fakes stand in for the API client (CRD
 // reads only) and the informer registry (an empty, synced cache per kind).
@@ -77,7 +78,7 @@ function provider(crds: Record<string, CustomResourceDefinition>, informers: Fak
       pollIntervalMs: 60_000,
       minPollIntervalMs: 1_000,
       syncIntervalMs: 3_600_000,
-      maxReconcileRate: 10,
+      reconcileLimiter: new ReconcileLimiter(reconcileLimits(10).reconciles),
       workers: 1,
     },
     installCrd: false,

@@ -8,7 +8,7 @@ import type { KubeClient } from '../../../src/kube/index.js';
 import type { Lifecycle } from '../../../src/lifecycle/index.js';
 import { LeadershipLostError, Manager, type Elector } from '../../../src/manager/index.js';
 import { createMetrics, type Metrics } from '../../../src/metrics/index.js';
-import { ReconcileQueue } from '../../../src/queue/index.js';
+import { ReconcileLimiter, ReconcileQueue, reconcileLimits } from '../../../src/queue/index.js';
 import { ObjectStore, type InformerLease, type InformerRegistry } from '../../../src/watch/index.js';
 import { settle } from '../watch/fakeListerWatcher.js';
 
@@ -62,7 +62,7 @@ class BlockingController implements RunningComposite {
       name,
       metrics,
       workers: 1,
-      ratePerSecond: 10,
+      limiter: new ReconcileLimiter(reconcileLimits(10).reconciles, clock),
       clock,
       reconcile: (_key, signal) =>
         new Promise((resolve) => {
@@ -113,7 +113,7 @@ describe('manager/a lost leader election lease', () => {
       informers: xrdInformers(),
       metrics,
       logger: log,
-      maxReconcileRate: 10,
+      reconcileLimiter: new ReconcileLimiter(reconcileLimits(10).reconciles, clock),
       stopDeadlineMs: GRACEFUL_MS,
       newComposite: (input) => {
         const controller = new BlockingController(input.name, clock, metrics);

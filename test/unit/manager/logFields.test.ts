@@ -16,6 +16,7 @@ import {
 } from '../../../src/watch/index.js';
 import { ManualClock } from '../../../src/base/index.js';
 import { FakeListerWatcher, settle } from '../watch/fakeListerWatcher.js';
+import { ReconcileLimiter, reconcileLimits } from '../../../src/queue/index.js';
 
 // compositor's JSON log lines must not repeat a key: pino writes a child logger's bindings and a call's fields side by
 // side without merging them, and a log pipeline that parses the line keeps one value at random. These paths log
@@ -120,7 +121,7 @@ async function nopProviderDefers(log: ReturnType<typeof createLogger>): Promise<
       pollIntervalMs: 60_000,
       minPollIntervalMs: 1_000,
       syncIntervalMs: 3_600_000,
-      maxReconcileRate: 10,
+      reconcileLimiter: new ReconcileLimiter(reconcileLimits(10).reconciles),
       workers: 1,
     },
     installCrd: false,

@@ -7,7 +7,7 @@ import {
   type ReconcileQueueOptions,
   type ReconcileResult,
 } from '../../../src/queue/index.js';
-import { advance, metricValue, settle } from './testing.js';
+import { advance, limiterOf, metricValue, settle } from './testing.js';
 
 const NAME = 'composite/xtests.example.org';
 const NOISY = Array.from({ length: 5_000 }, (_, i) => `noisy/xr-${i}`);
@@ -23,7 +23,11 @@ interface Run {
   metrics: ReturnType<typeof createMetrics>;
 }
 
-function queueOf(overrides: Partial<ReconcileQueueOptions>, reconcile?: ReconcileQueueOptions['reconcile']): Run {
+/** A lone queue with a limiter of its own at `ratePerSecond`, burst ten times that. */
+function queueOf(
+  { ratePerSecond = 10, ...overrides }: Partial<ReconcileQueueOptions> & { ratePerSecond?: number },
+  reconcile?: ReconcileQueueOptions['reconcile'],
+): Run {
   const clock = new ManualClock();
   const calls: Run['calls'] = [];
   const metrics = createMetrics({ processMetrics: false });
@@ -31,7 +35,7 @@ function queueOf(overrides: Partial<ReconcileQueueOptions>, reconcile?: Reconcil
     name: NAME,
     metrics,
     workers: 10,
-    ratePerSecond: 10,
+    limiter: limiterOf(clock, ratePerSecond),
     clock,
     reconcile: (key, signal) => {
       calls.push({ key, at: clock.now() });

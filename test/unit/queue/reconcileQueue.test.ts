@@ -8,7 +8,7 @@ import {
   type ReconcileQueueOptions,
   type ReconcileResult,
 } from '../../../src/queue/index.js';
-import { advance, histogramCount, metricValue, settle } from './testing.js';
+import { advance, histogramCount, limiterOf, metricValue, settle } from './testing.js';
 
 const NAME = 'composite/xtests.example.org';
 
@@ -75,10 +75,13 @@ interface Harness {
   errors: string[];
 }
 
+/** Queue options, and the rate of a limiter of the queue's own (a lone queue stands for the whole process). */
+type HarnessOverrides = Partial<ReconcileQueueOptions> & { ratePerSecond?: number };
+
 function baseHarness(
   clock: ManualClock,
   reconcile: ReconcileQueueOptions['reconcile'],
-  overrides: Partial<ReconcileQueueOptions> = {},
+  { ratePerSecond = 10, ...overrides }: HarnessOverrides = {},
 ): Harness {
   const metrics = createMetrics({ processMetrics: false });
   const errors: string[] = [];
@@ -87,7 +90,7 @@ function baseHarness(
     reconcile,
     metrics,
     workers: 2,
-    ratePerSecond: 10,
+    limiter: limiterOf(clock, ratePerSecond),
     isConflict: (e) => e instanceof ConflictError,
     onError: (key) => errors.push(key),
     clock,
@@ -104,7 +107,7 @@ for (const [mode, fairness] of Object.entries(MODES)) {
     const harness = (
       clock: ManualClock,
       reconcile: ReconcileQueueOptions['reconcile'],
-      overrides: Partial<ReconcileQueueOptions> = {},
+      overrides: HarnessOverrides = {},
     ): Harness => baseHarness(clock, reconcile, { fairness, ...overrides });
 
     it('coalesces adds of a waiting key into one reconcile, and counts one add', async () => {
@@ -400,9 +403,10 @@ for (const [mode, fairness] of Object.entries(MODES)) {
 
     it('refuses a pool without workers or a rate limit without rate', () => {
       const metrics = createMetrics({ processMetrics: false });
-      const base = { name: NAME, metrics, reconcile: () => Promise.resolve({}) };
-      expect(() => new ReconcileQueue({ ...base, workers: 0, ratePerSecond: 10 })).to.throw(RangeError);
-      expect(() => new ReconcileQueue({ ...base, workers: 1, ratePerSecond: 0 })).to.throw(RangeError);
+      const limiter = limiterOf(new ManualClock(), 10);
+      const base = { name: NAME, metrics, limiter, reconcile: () => Promise.resolve({}) };
+      expect(() => new ReconcileQueue({ ...base, workers: 0 })).to.throw(RangeError);
+      expect(() => limiterOf(new ManualClock(), 0)).to.throw(RangeError);
     });
 
     it('stop with nothing in flight resolves at once, and repeated calls share the result', async () => {

@@ -1,6 +1,7 @@
 // Shared by the queue and circuit-breaker tests: read a metric from a prom-client registry, let promises settle.
 import type { Registry } from 'prom-client';
 import type { ManualClock } from '../../../src/base/index.js';
+import { ReconcileLimiter, reconcileLimits } from '../../../src/queue/index.js';
 
 interface Series {
   value: number;
@@ -35,6 +36,11 @@ export async function histogramCount(
 ): Promise<number> {
   const values = await seriesOf(registry, name);
   return values.find((v) => v.metricName === `${name}_count` && matches(v, labels))?.value ?? 0;
+}
+
+/** A reconcile limiter on `clock` as `--max-reconcile-rate` `perSecond` builds it: burst ten times the rate. */
+export function limiterOf(clock: ManualClock, perSecond: number): ReconcileLimiter {
+  return new ReconcileLimiter(reconcileLimits(perSecond).reconciles, clock);
 }
 
 /** Lets every pending promise callback run: async reconciles finish, no real time passes. */

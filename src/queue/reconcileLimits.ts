@@ -1,0 +1,32 @@
+import type { Backoff } from '../base/index.js';
+import { DEFAULT_BACKOFF } from './itemBackoff.js';
+import type { TokenBucketRate } from './tokenBucket.js';
+
+/** Everything `--max-reconcile-rate` N sets, as Crossplane's reconciler rate limiting design derives it. */
+export interface ReconcileLimits {
+  /** The API client: 5N requests per second, burst 10N (client-go's qps and burst). */
+  readonly client: TokenBucketRate;
+  /** The one process-wide bucket every reconcile of every controller passes: N per second, burst 10N. */
+  readonly reconciles: TokenBucketRate;
+  /** Per-object backoff after a failed reconcile: 1 s doubling to 60 s, whatever N is. */
+  readonly backoff: Backoff;
+  /** Reconciles in flight at once per controller: N, the default of `--max-concurrent-reconciles`. */
+  readonly workers: number;
+}
+
+/**
+ * The one place the limits are derived from N, so the flag's help, the API client, the reconcile limiter and the
+ * worker pools cannot drift apart.
+ *
+ * @example
+ * reconcileLimits(10).reconciles; // { perSecond: 10, burst: 100 }
+ */
+export function reconcileLimits(maxReconcileRate: number): ReconcileLimits {
+  const n = maxReconcileRate;
+  return {
+    client: { perSecond: 5 * n, burst: 10 * n },
+    reconciles: { perSecond: n, burst: 10 * n },
+    backoff: DEFAULT_BACKOFF,
+    workers: n,
+  };
+}
