@@ -38,6 +38,12 @@ export async function histogramCount(
   return values.find((v) => v.metricName === `${name}_count` && matches(v, labels))?.value ?? 0;
 }
 
+/** The sum of the samples of histogram `name` for the series whose labels include `labels`. */
+export async function histogramSum(registry: Registry, name: string, labels: Record<string, string>): Promise<number> {
+  const values = await seriesOf(registry, name);
+  return values.find((v) => v.metricName === `${name}_sum` && matches(v, labels))?.value ?? 0;
+}
+
 /** A reconcile limiter on `clock` as `--max-reconcile-rate` `perSecond` builds it: burst ten times the rate. */
 export function limiterOf(clock: ManualClock, perSecond: number): ReconcileLimiter {
   return new ReconcileLimiter(reconcileLimits(perSecond).reconciles, clock);
