@@ -1,7 +1,7 @@
 /**
  * Token-bucket arithmetic, shared by the process's reconcile limiter, the API client limiter and the per-XR circuit
- * breaker so they cannot disagree about refill. The state is a plain record the caller owns (the breaker keeps one per XR
- * inside its own per-XR record), and time is always passed in: nothing here reads a clock.
+ * breaker so they cannot disagree about refill. The state is a plain record the caller owns (the breaker keeps one
+ * per XR inside its own per-XR record), and time is always passed in: nothing here reads a clock.
  */
 export interface TokenBucketRate {
   /** Tokens added back per second. */
