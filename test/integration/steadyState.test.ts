@@ -143,7 +143,7 @@ describe('steady state and restarts', function () {
       const reconciles = (await running.reconciles(api.controller)) - reconcilesBefore;
       process.stderr.write(`      steady state: ${writes} writes, ${reconciles} reconciles in 120 s\n`);
       expect(reconciles, 'every touched XR was reconciled in the window').to.be.at.least(100);
-      expect(writes).to.equal(0);
+      expect(writes, `writes at rest:\n${running.writeLog().slice(-writes).join('\n')}`).to.equal(0);
     } finally {
       await running.stop();
     }
