@@ -3,7 +3,7 @@
 // precision (digits, `*`, explicit `[n]` argument indexes), the verbs v s q x X d b o O c U t e E f F g G T and %%,
 // and Go's error forms: %!d(string=foo), %!s(MISSING), %!(EXTRA string=foo), %!d(BADINDEX), %!(BADWIDTH),
 // %!(BADPREC), %!(NOVERB).
-import { toExponentialExact, toFixedExact } from './decimal.js';
+import { formatAbsFloat } from './goFloat.js';
 import { goQuote } from './gostd.js';
 import { checkStringLength } from './limits.js';
 import { GoInt, goTypeName, type GoValue } from './govalue.js';
@@ -127,75 +127,6 @@ function printInteger(n: bigint, verb: string, f: Flags, original: GoValue): str
 
 // ---- floats (strconv.FormatFloat and fmt/format.go fmtFloat) ----
 
-/** The exponent form Go writes: at least two exponent digits, with their sign. */
-function goExponent(text: string, upper: boolean): string {
-  const [mantissa = '', exp = '0'] = text.split('e');
-  const n = Number(exp);
-  const digits = String(Math.abs(n)).padStart(2, '0');
-  return `${mantissa}${upper ? 'E' : 'e'}${n < 0 ? '-' : '+'}${digits}`;
-}
-
-/** Shortest digits and decimal exponent of |f| (f finite, not 0): "d.ddd" with exp, as toExponential gives them. */
-function shortest(f: number): { digits: string; exp: number } {
-  const [mantissa = '', exp = '0'] = Math.abs(f).toExponential().split('e');
-  return { digits: mantissa.replace('.', ''), exp: Number(exp) };
-}
-
-function trimFraction(text: string): string {
-  return text.includes('.') ? text.replace(/0+$/, '').replace(/\.$/, '') : text;
-}
-
-/** strconv 'f' with -1: shortest digits, never an exponent. */
-function shortestF(f: number): string {
-  const { digits, exp } = shortest(f);
-  if (exp >= digits.length - 1) return digits + '0'.repeat(exp - digits.length + 1);
-  if (exp >= 0) return `${digits.slice(0, exp + 1)}.${digits.slice(exp + 1)}`;
-  return `0.${'0'.repeat(-exp - 1)}${digits}`;
-}
-
-/** strconv 'g'/'G' of |f| (finite, not 0) with prec (-1 shortest). */
-function formatG(f: number, prec: number, upper: boolean): string {
-  if (prec < 0) {
-    const { digits, exp } = shortest(f);
-    // "if precision was the shortest possible, use precision 6 for this decision" (strconv ftoa.go).
-    if (exp < -4 || exp >= 6) {
-      const mantissa = digits.length > 1 ? `${digits[0] ?? ''}.${digits.slice(1)}` : digits;
-      return goExponent(`${mantissa}e${exp}`, upper);
-    }
-    return shortestF(Math.abs(f));
-  }
-  const p = prec === 0 ? 1 : prec;
-  const rounded = toExponentialExact(Math.abs(f), p - 1);
-  const exp = Number(rounded.split('e')[1]);
-  if (exp < -4 || exp >= p) return goExponent(trimExp(rounded), upper);
-  return trimFraction(toFixedExact(Math.abs(f), Math.max(p - 1 - exp, 0)));
-}
-
-function trimExp(text: string): string {
-  const [mantissa = '', exp = ''] = text.split('e');
-  return `${trimFraction(mantissa)}e${exp}`;
-}
-
-function zeroText(verb: string, prec: number, upper: boolean): string {
-  const fraction = prec > 0 ? `.${'0'.repeat(prec)}` : '';
-  if (verb === 'e' || verb === 'E') return goExponent(`0${fraction}e0`, upper);
-  return verb === 'f' || verb === 'F' ? `0${fraction}` : '0';
-}
-
-/** strconv.FormatFloat of |f| under a float verb ('g' for %v). */
-function absText(f: number, verb: string, prec: number): string {
-  const upper = verb === 'E' || verb === 'G';
-  if (Number.isNaN(f)) return 'NaN';
-  if (!Number.isFinite(f)) return 'Inf';
-  if (f === 0) return zeroText(verb, prec, upper);
-  const abs = Math.abs(f);
-  if (verb === 'e' || verb === 'E') {
-    return goExponent(prec < 0 ? abs.toExponential() : toExponentialExact(abs, prec), upper);
-  }
-  if (verb === 'f' || verb === 'F') return prec < 0 ? shortestF(abs) : toFixedExact(abs, prec);
-  return formatG(abs, prec, upper);
-}
-
 /**
  * The sign fmt writes: '-' for negatives; strconv writes "+Inf", which fmt keeps; NaN and positive numbers get '+'
  * or ' ' only when the flags ask.
@@ -217,7 +148,7 @@ function withPoint(body: string, verb: string): string {
 
 /** fmt's %e %E %f %F %g %G %v of a float64: zero padding goes after the sign; Inf and NaN pad with spaces. */
 function fmtFloat(f: number, verb: string, defaultPrec: number, flags: Flags): string {
-  let body = absText(f, verb === 'v' ? 'g' : verb, flags.prec ?? defaultPrec);
+  let body = formatAbsFloat(f, verb === 'v' ? 'g' : verb, flags.prec ?? defaultPrec);
   const finite = Number.isFinite(f);
   if (flags.sharp && finite) body = withPoint(body, verb);
   const sign = floatSign(f, flags);
