@@ -114,6 +114,7 @@ passed (compositor uses the pod's ServiceAccount).
   (list "max-reconcile-rate" $v.maxReconcileRate)
   (list "max-concurrent-reconciles" $v.maxConcurrentReconciles)
   (list "max-concurrent-applies" $v.maxConcurrentApplies)
+  (list "max-composed-resources" $v.maxComposedResources)
   (list "fair-queue" $v.fairQueue)
   (list "max-composition-revisions" $v.maxCompositionRevisions)
   (list "enable-realtime-compositions" $v.realtimeCompositions)
