@@ -8,7 +8,14 @@
 import type { Logger } from 'pino';
 import type { Subscription } from 'rxjs';
 import { chooseRuntime, DEFAULT_BUILTIN_POLICY, type BuiltinPolicy, type RuntimeChoice } from '../functions/index.js';
-import { CONTENT_TYPE, getIfExists, isNotFound, type EventSink, type KubeClient } from '../kube/index.js';
+import {
+  CONTENT_TYPE,
+  getIfExists,
+  isNotFound,
+  serverSideApply,
+  type EventSink,
+  type KubeClient,
+} from '../kube/index.js';
 import type { InformerLease, InformerRegistry } from '../watch/index.js';
 import { errorMessage } from '../base/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
@@ -313,12 +320,8 @@ export class FunctionPackageController implements Lifecycle {
       },
       spec: { desiredState, image: pkg, revision: number, ...inheritedSpec(fn) },
     };
-    return this.options.client.request<FunctionRevision>('PATCH', `${REVISIONS}/${name}`, {
-      body,
-      contentType: CONTENT_TYPE.apply,
-      query: { fieldManager: 'compositor/packages', force: true },
-      signal,
-    });
+    const options = { fieldManager: 'compositor/packages', signal };
+    return serverSideApply<FunctionRevision>(this.options.client, `${REVISIONS}/${name}`, body, options);
   }
 
   /** Applies the runtime and writes the revision's status; true when its runtime is healthy. */
