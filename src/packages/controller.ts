@@ -18,17 +18,9 @@ import {
 } from '../kube/index.js';
 import type { InformerLease, InformerRegistry } from '../watch/index.js';
 import { errorMessage } from '../base/index.js';
+import { sameConditions, setConditions, type ConditionTime } from '../controller/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
-import {
-  conditionOf,
-  health,
-  installed,
-  mergeConditions,
-  packageHealth,
-  runtime,
-  RUNTIME,
-  sameConditions,
-} from './conditions.js';
+import { conditionOf, health, installed, packageHealth, runtime, RUNTIME } from './conditions.js';
 import { FUNCTION, FUNCTION_REVISION, LABEL_PARENT_PACKAGE, revisionName, serverSecretName } from './names.js';
 import { FunctionRuntime } from './runtime.js';
 import { TlsSecrets } from './secrets.js';
@@ -369,7 +361,7 @@ export class FunctionPackageController implements Lifecycle {
     fields: Record<string, unknown>,
     signal: AbortSignal,
   ): Promise<void> {
-    const conditions = mergeConditions(revision.status?.conditions, updates, this.nowIso());
+    const conditions = setConditions(revision.status?.conditions, updates, this.conditionTime());
     const same =
       sameConditions(revision.status?.conditions, conditions) &&
       Object.entries(fields).every(
@@ -389,7 +381,7 @@ export class FunctionPackageController implements Lifecycle {
     fields: Record<string, unknown>,
     signal: AbortSignal,
   ): Promise<void> {
-    const conditions = mergeConditions(fn.status?.conditions, updates, this.nowIso());
+    const conditions = setConditions(fn.status?.conditions, updates, this.conditionTime());
     const status = fn.status as Record<string, unknown> | undefined;
     const same =
       sameConditions(fn.status?.conditions, conditions) && Object.entries(fields).every(([k, v]) => status?.[k] === v);
@@ -401,10 +393,9 @@ export class FunctionPackageController implements Lifecycle {
     });
   }
 
-  private nowIso(): string {
-    return (this.options.now ?? (() => new Date()))()
-      .toISOString()
-      .replace(/\.\d+Z$/, 'Z');
+  /** Package conditions are written in whole seconds, as Crossplane's. */
+  private conditionTime(): ConditionTime {
+    return { now: this.options.now ?? ((): Date => new Date()), precision: 'seconds' };
   }
 }
 
