@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import {
-  applyObject,
+  serverSideApply,
   Discovery,
   FIELD_MANAGERS,
   KindNotServedError,
@@ -74,7 +74,7 @@ export class ExampleApplier implements Runnable {
       for (const object of pending) {
         const what = describeObject(object);
         try {
-          await applyObject(this.client, discovery, object, { fieldManager: FIELD_MANAGER, signal });
+          await serverSideApply(this.client, discovery, object, { fieldManager: FIELD_MANAGER, signal });
           this.failures.delete(what);
           this.log.info({ object: what }, 'applied example');
         } catch (err) {

@@ -7,8 +7,16 @@ import {
   type Xr,
   type XrType,
 } from '../controller/index.js';
-import { ApiError, CONTENT_TYPE, getIfExists, isConflict, isNotFound, type EventSink } from '../kube/index.js';
-import { serverSideApply, type ApplyDeps } from './apply.js';
+import {
+  ApiError,
+  CONTENT_TYPE,
+  getIfExists,
+  isConflict,
+  isNotFound,
+  serverSideApply,
+  type EventSink,
+} from '../kube/index.js';
+import type { ApplyDeps } from './apply.js';
 import { controllerOf, RESOURCE_NAME_ANNOTATION, type ComposedObject } from './composed.js';
 import { appliesAs, composedFieldOwner, previousComposedFieldOwner, type ManagedFieldsEntry } from './fieldOwners.js';
 import type { ComposedCache } from './composedCache.js';
@@ -163,7 +171,9 @@ export class ComposedClient implements ComposedResources {
     try {
       const trackEcho = !this.isOwnKind(object);
       const fieldManager = composedFieldOwner(xr);
-      const result = await serverSideApply(this.options, object, { fieldManager, signal, trackEcho });
+      const { client, discovery, ownWrites } = this.options;
+      const echoes = trackEcho ? ownWrites : undefined;
+      const result = await serverSideApply<ComposedObject>(client, discovery, object, { fieldManager, echoes, signal });
       await this.releasePreviousOwner(xr, result, { signal, trackEcho });
       if (trackEcho) into.written.push(result);
       into.returned.set(name, result);
@@ -294,7 +304,9 @@ export class ComposedClient implements ComposedResources {
       kind: applied.kind,
       metadata: { name, ...(namespace ? { namespace } : {}) },
     };
-    await serverSideApply(this.options, empty, { fieldManager: previous, signal, trackEcho });
+    const { client, discovery, ownWrites } = this.options;
+    const echoes = trackEcho ? ownWrites : undefined;
+    await serverSideApply(client, discovery, empty, { fieldManager: previous, echoes, signal });
   }
 
   /** A composed resource of the kind this controller reconciles: an XR nested in another of its kind. */

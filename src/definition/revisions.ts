@@ -3,7 +3,7 @@ import { map, merge, mergeMap, tap, type Subscription } from 'rxjs';
 import type { Logger } from 'pino';
 import { errorMessage, type Clock } from '../base/index.js';
 import { OwnWrites } from '../circuitbreaker/index.js';
-import { sameCondition, setCondition, type Condition } from '../controller/index.js';
+import { sameCondition, setConditions, type Condition } from '../controller/index.js';
 import {
   CONTENT_TYPE,
   Discovery,
@@ -379,7 +379,7 @@ export class CompositionRevisionController implements Lifecycle {
     const conditions = revision.status?.conditions ?? [];
     const current = conditions.find((c) => c.type === wanted.type);
     if (sameCondition(current, wanted)) return revision;
-    const status = { conditions: setCondition(conditions, wanted, this.now) };
+    const status = { conditions: setConditions(conditions, [wanted], { now: this.now, precision: 'milliseconds' }) };
     return this.patch(revision, { status }, signal);
   }
 

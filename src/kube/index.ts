@@ -31,7 +31,7 @@ export {
 } from './reachability.js';
 export { ensureCrds, isEstablished, waitForEstablished, type EnsureCrdsOptions } from './crds.js';
 export { Discovery, KindNotServedError, type ResourceInfo } from './discovery.js';
-export { applyObject, type KubeObject } from './apply.js';
+export { serverSideApply, type ApplyOptions, type EchoTracker, type KubeObject, type ObjectIdentity } from './apply.js';
 export { ClientRateLimiter, clientRateFor, type RequestLimiter } from './rateLimiter.js';
 export {
   DEFAULT_AGGREGATION_WINDOW_MS,

@@ -7,6 +7,7 @@ import {
   FIELD_MANAGERS,
   isNotFound,
   removeFinalizerPatch,
+  serverSideApply,
   type KubeClient,
   type ResourceInfo,
 } from '../kube/index.js';
@@ -131,20 +132,17 @@ export class ManagedWriter {
       metadata: { name: mr.metadata.name, ...(namespace ? { namespace } : {}) },
       status,
     };
-    return this.ownWrites
-      .track(mr, () =>
-        this.client.request<T>('PATCH', `${this.path(mr)}/status`, {
-          body,
-          contentType: CONTENT_TYPE.apply,
-          query: { fieldManager: MANAGED_FIELD_MANAGER, force: true },
-          signal,
-        }),
-      )
-      .catch((err: unknown) => {
-        // Deleted meanwhile (its finalizer removed by someone else): there is nothing left to report on.
-        if (isNotFound(err)) return mr;
-        throw err;
-      });
+    const options = {
+      fieldManager: MANAGED_FIELD_MANAGER,
+      subresource: 'status',
+      echoes: this.ownWrites,
+      signal,
+    } as const;
+    return serverSideApply<T>(this.client, this.path(mr), body, options).catch((err: unknown) => {
+      // Deleted meanwhile (its finalizer removed by someone else): there is nothing left to report on.
+      if (isNotFound(err)) return mr;
+      throw err;
+    });
   }
 }
 

@@ -8,20 +8,19 @@
 import type { Logger } from 'pino';
 import type { Subscription } from 'rxjs';
 import { chooseRuntime, DEFAULT_BUILTIN_POLICY, type BuiltinPolicy, type RuntimeChoice } from '../functions/index.js';
-import { CONTENT_TYPE, getIfExists, isNotFound, type EventSink, type KubeClient } from '../kube/index.js';
+import {
+  CONTENT_TYPE,
+  getIfExists,
+  isNotFound,
+  serverSideApply,
+  type EventSink,
+  type KubeClient,
+} from '../kube/index.js';
 import type { InformerLease, InformerRegistry } from '../watch/index.js';
 import { errorMessage } from '../base/index.js';
+import { sameConditions, setConditions, type ConditionTime } from '../controller/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
-import {
-  conditionOf,
-  health,
-  installed,
-  mergeConditions,
-  packageHealth,
-  runtime,
-  RUNTIME,
-  sameConditions,
-} from './conditions.js';
+import { conditionOf, health, installed, packageHealth, runtime, RUNTIME } from './conditions.js';
 import { FUNCTION, FUNCTION_REVISION, LABEL_PARENT_PACKAGE, revisionName, serverSecretName } from './names.js';
 import { FunctionRuntime } from './runtime.js';
 import { TlsSecrets } from './secrets.js';
@@ -175,7 +174,7 @@ export class FunctionPackageController implements Lifecycle {
     const message = errorMessage(err, { cause: true });
     this.options.logger.warn({ controller: this.name, function: fn.metadata.name, err: message }, 'reconcile failed');
     const conditions = [runtime(this.runtimeOf(fn)), health('Healthy', false, message)];
-    await this.writeFunctionStatus(fn, conditions, {}, signal).catch((writeErr: unknown) => {
+    await this.writeStatus(statusOf(fn), conditions, {}, signal).catch((writeErr: unknown) => {
       this.options.logger.debug(
         { controller: this.name, function: fn.metadata.name, err: errorMessage(writeErr) },
         'cannot write Function status',
@@ -218,8 +217,8 @@ export class FunctionPackageController implements Lifecycle {
     );
     const active = fresh?.spec.desiredState === 'Active';
     const healthy = packageHealth(fresh?.status?.conditions);
-    await this.writeFunctionStatus(
-      fn,
+    await this.writeStatus(
+      statusOf(fn),
       [runtime(choice), installed(active), healthy],
       { currentRevision: current.metadata.name, currentIdentifier: pkg },
       signal,
@@ -260,7 +259,7 @@ export class FunctionPackageController implements Lifecycle {
       fields.currentIdentifier = null;
     }
     const conditions = [runtime(choice), installed(true, choice.message), health('Healthy', true, choice.message)];
-    await this.writeFunctionStatus(fn, conditions, fields, signal);
+    await this.writeStatus(statusOf(fn), conditions, fields, signal);
   }
 
   /** An older runtime serves until the current revision is active and healthy; then it is retired. */
@@ -313,19 +312,15 @@ export class FunctionPackageController implements Lifecycle {
       },
       spec: { desiredState, image: pkg, revision: number, ...inheritedSpec(fn) },
     };
-    return this.options.client.request<FunctionRevision>('PATCH', `${REVISIONS}/${name}`, {
-      body,
-      contentType: CONTENT_TYPE.apply,
-      query: { fieldManager: 'compositor/packages', force: true },
-      signal,
-    });
+    const options = { fieldManager: 'compositor/packages', signal };
+    return serverSideApply<FunctionRevision>(this.options.client, `${REVISIONS}/${name}`, body, options);
   }
 
   /** Applies the runtime and writes the revision's status; true when its runtime is healthy. */
   private async reconcileActive(revision: FunctionRevision, signal: AbortSignal): Promise<boolean> {
     const { endpoint, health: runtime } = await this.runtime.ensure(revision, signal);
     const conditions = [health('RevisionHealthy', true), health('RuntimeHealthy', runtime.healthy, runtime.message)];
-    await this.writeRevisionStatus(revision, conditions, { endpoint, capabilities: ['composition'] }, signal);
+    await this.writeStatus(revisionStatusOf(revision), conditions, { endpoint, capabilities: ['composition'] }, signal);
     return runtime.healthy === true;
   }
 
@@ -360,48 +355,28 @@ export class FunctionPackageController implements Lifecycle {
     }
   }
 
-  private async writeRevisionStatus(
-    revision: FunctionRevision,
+  /** Merge-patches a status when the conditions set or the fields (null removes one) would change it. */
+  private async writeStatus(
+    { path, stored }: StatusTarget,
     updates: Condition[],
     fields: Record<string, unknown>,
     signal: AbortSignal,
   ): Promise<void> {
-    const conditions = mergeConditions(revision.status?.conditions, updates, this.nowIso());
+    const conditions = setConditions(stored?.conditions, updates, this.conditionTime());
     const same =
-      sameConditions(revision.status?.conditions, conditions) &&
-      Object.entries(fields).every(
-        ([k, v]) => JSON.stringify((revision.status as Record<string, unknown> | undefined)?.[k]) === JSON.stringify(v),
-      );
+      sameConditions(stored?.conditions, conditions) &&
+      Object.entries(fields).every(([k, v]) => JSON.stringify(stored?.[k]) === JSON.stringify(v));
     if (same) return;
-    await this.options.client.request('PATCH', `${REVISIONS}/${revision.metadata.name}/status`, {
+    await this.options.client.request('PATCH', `${path}/status`, {
       body: { status: { ...fields, conditions } },
       contentType: CONTENT_TYPE.mergePatch,
       signal,
     });
   }
 
-  private async writeFunctionStatus(
-    fn: FunctionPackage,
-    updates: Condition[],
-    fields: Record<string, unknown>,
-    signal: AbortSignal,
-  ): Promise<void> {
-    const conditions = mergeConditions(fn.status?.conditions, updates, this.nowIso());
-    const status = fn.status as Record<string, unknown> | undefined;
-    const same =
-      sameConditions(fn.status?.conditions, conditions) && Object.entries(fields).every(([k, v]) => status?.[k] === v);
-    if (same) return;
-    await this.options.client.request('PATCH', `${FUNCTIONS}/${fn.metadata.name}/status`, {
-      body: { status: { ...fields, conditions } },
-      contentType: CONTENT_TYPE.mergePatch,
-      signal,
-    });
-  }
-
-  private nowIso(): string {
-    return (this.options.now ?? (() => new Date()))()
-      .toISOString()
-      .replace(/\.\d+Z$/, 'Z');
+  /** Package conditions are written in whole seconds, as Crossplane's. */
+  private conditionTime(): ConditionTime {
+    return { now: this.options.now ?? ((): Date => new Date()), precision: 'seconds' };
   }
 }
 
@@ -413,4 +388,18 @@ function inheritedSpec(fn: FunctionPackage): Record<string, unknown> {
     if (spec[key] !== undefined) copied[key] = spec[key];
   }
   return copied;
+}
+
+/** A status as stored and where it is written. */
+interface StatusTarget {
+  path: string;
+  stored: (Record<string, unknown> & { conditions?: Condition[] }) | undefined;
+}
+
+function statusOf(fn: FunctionPackage): StatusTarget {
+  return { path: `${FUNCTIONS}/${fn.metadata.name}`, stored: fn.status };
+}
+
+function revisionStatusOf(revision: FunctionRevision): StatusTarget {
+  return { path: `${REVISIONS}/${revision.metadata.name}`, stored: revision.status };
 }

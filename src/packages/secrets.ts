@@ -3,7 +3,7 @@
 // tls.crt, tls.key and ca.crt as Crossplane's do. A missing or unusable CA is generated; a leaf is reissued when
 // it is missing, signed by another CA, names other hosts or nears expiry (certificates.ts).
 import type { OwnerReference } from '../apis/index.js';
-import { CONTENT_TYPE, getIfExists, isAlreadyExists, type KubeClient } from '../kube/index.js';
+import { getIfExists, isAlreadyExists, serverSideApply, type KubeClient } from '../kube/index.js';
 import { generateCa, issueLeaf, needsReissue, validCa, type KeyPair, type LeafUsage } from './certificates.js';
 import { ROOT_CA_SECRET } from './names.js';
 
@@ -134,16 +134,11 @@ export class TlsSecrets {
       metadata: { name, namespace: this.options.namespace, ...(owner ? { ownerReferences: [owner] } : {}) },
       data,
     };
-    await this.options.client
-      .request('PATCH', this.path(name), {
-        body,
-        contentType: CONTENT_TYPE.apply,
-        query: { fieldManager: FIELD_MANAGER, force: true },
-        signal,
-      })
-      .catch((err: unknown) => {
+    await serverSideApply(this.options.client, this.path(name), body, { fieldManager: FIELD_MANAGER, signal }).catch(
+      (err: unknown) => {
         throw new Error(`cannot create or update secret: ${name}`, { cause: err });
-      });
+      },
+    );
   }
 }
 
