@@ -21,7 +21,7 @@ export class StatusDraft {
     private generation: number | undefined,
     now: () => Date,
   ) {
-    this.time = { now, precision: 'milliseconds' };
+    this.time = { now, precision: 'seconds' };
     this.conditions = [...(current.conditions ?? [])];
     const { conditions: _conditions, ...fields } = structuredClone(current);
     this.fields = fields;

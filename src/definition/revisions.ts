@@ -379,7 +379,7 @@ export class CompositionRevisionController implements Lifecycle {
     const conditions = revision.status?.conditions ?? [];
     const current = conditions.find((c) => c.type === wanted.type);
     if (sameCondition(current, wanted)) return revision;
-    const status = { conditions: setConditions(conditions, [wanted], { now: this.now, precision: 'milliseconds' }) };
+    const status = { conditions: setConditions(conditions, [wanted], { now: this.now, precision: 'seconds' }) };
     return this.patch(revision, { status }, signal);
   }
 
