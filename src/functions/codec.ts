@@ -2,6 +2,8 @@
 // Duration and bytes differ between the two forms; every other field has the same name and shape.
 import { fromStruct, toStruct, type WireStruct } from './struct.js';
 import type {
+  Dependencies,
+  Dependency,
   JsonObject,
   Requirements,
   Resource,
@@ -89,6 +91,7 @@ export function requestToWire(req: RunFunctionRequest): Wire {
     credentials: req.credentials,
     requiredResources: mapValues(req.requiredResources, resourcesToWire),
     requiredSchemas: mapValues(req.requiredSchemas, (s) => compact({ openapiV3: structIn(s.openapiV3) })),
+    dependencies: dependenciesToWire(req.dependencies),
   });
 }
 
@@ -109,6 +112,7 @@ export function requestFromWire(w: Wire): RunFunctionRequest {
     requiredSchemas: mapValues(w.requiredSchemas as Record<string, Wire> | undefined, (s) =>
       compact({ openapiV3: structOut(s.openapiV3) }),
     ),
+    dependencies: dependenciesFromWire(w.dependencies),
   });
 }
 
@@ -133,6 +137,7 @@ export function responseToWire(rsp: RunFunctionResponse): Wire {
     requirements: rsp.requirements,
     conditions: rsp.conditions,
     output: structIn(rsp.output),
+    dependencies: dependenciesToWire(rsp.dependencies),
   });
 }
 
@@ -147,6 +152,26 @@ function withoutVirtual(w: Wire, oneofs: readonly string[] = []): Wire {
     if (!virtual) out[key] = value;
   }
   return out;
+}
+
+/**
+ * Dependencies keep their presence: a message that is set but empty is `{ items: [] }`, one that is unset is
+ * undefined, since the pipeline carries the graph forward only for the latter.
+ */
+function dependenciesToWire(d: Dependencies | undefined): Wire | undefined {
+  return d === undefined ? undefined : { items: (d.items ?? []).map((item) => compact({ ...item })) };
+}
+
+function dependenciesFromWire(w: unknown): Dependencies | undefined {
+  if (w === undefined || w === null) return undefined;
+  const items = ((w as Wire).items ?? []) as Wire[];
+  return {
+    items: items.map((item): Dependency => {
+      const out = withoutVirtual(item, ['dependsOn']) as Dependency;
+      if (out.requiredResource !== undefined) out.requiredResource = withoutVirtual(out.requiredResource as Wire);
+      return out;
+    }),
+  };
 }
 
 function selectorFromWire(w: Wire): ResourceSelector {
@@ -173,5 +198,6 @@ export function responseFromWire(w: Wire): RunFunctionResponse {
     requirements: requirementsFromWire(w.requirements),
     conditions: (w.conditions as Wire[] | undefined)?.map((c) => withoutVirtual(c)),
     output: structOut(w.output),
+    dependencies: dependenciesFromWire(w.dependencies),
   });
 }

@@ -13,6 +13,7 @@ export {
   RUN_FUNCTION_V1BETA1,
 } from './proto.js';
 export { FunctionCallError, PipelineFatalError } from './errors.js';
+export { dependencyKey, nextDependencies } from './dependencies.js';
 export {
   ENDPOINT_ANNOTATION,
   PACKAGE_LABEL,

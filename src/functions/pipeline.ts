@@ -2,13 +2,16 @@
 // context; FATAL stops it; results become events, function conditions become XR conditions; the shortest TTL
 // decides the requeue. The runner passed in is already stacked (cache, requirements loop, built-ins or gRPC).
 import { parseDuration } from '../apis/index.js';
+import { nextDependencies } from './dependencies.js';
 import { FunctionCallError, PipelineFatalError } from './errors.js';
 import { setLazyTag } from './requestTag.js';
 import { resultToEvent, toCondition, type PipelineCondition, type PipelineEvent } from './outcome.js';
 import type { FunctionCall, FunctionRunner } from './runner.js';
 import { ALL_CAPABILITIES } from './types.js';
 import type {
+  Capability,
   Credentials,
+  Dependency,
   JsonObject,
   Requirements,
   Resources,
@@ -41,6 +44,11 @@ export interface PipelineInput {
   context?: JsonObject;
   /** Required resources to send each step on its first call (bootstrap requirements, last reconcile's). */
   requiredResources?: (step: string) => Record<string, Resources> | undefined;
+  /**
+   * --enable-composed-resource-ordering: send each step the dependencies accumulated so far, advertise
+   * CAPABILITY_DEPENDENCIES, and accumulate what the steps return. Off, the field is neither sent nor read.
+   */
+  ordering?: boolean;
 }
 
 export interface PipelineDeps {
@@ -59,6 +67,8 @@ export interface PipelineOutput {
   ttlMs: number | undefined;
   /** What each step required on its last call, for watches and for seeding the next reconcile. */
   requirements: Record<string, Requirements>;
+  /** The dependencies the steps declared, accumulated; absent unless `ordering` is on. */
+  dependencies?: Dependency[];
 }
 
 async function stepCredentials(
@@ -115,8 +125,14 @@ async function buildRequest(
   if (credentials !== undefined) request.credentials = credentials;
   const required = input.requiredResources?.(step.step);
   if (required !== undefined) request.requiredResources = required;
+  const capabilities: Capability[] = [...ALL_CAPABILITIES];
+  if (out.dependencies !== undefined) {
+    // Set even when empty, as upstream's prototype sends it: a function echoing it echoes "no constraints".
+    request.dependencies = { items: [...out.dependencies] };
+    capabilities.push('CAPABILITY_DEPENDENCIES');
+  }
   // The tag is a digest of the request before meta is set, as Crossplane computes it, taken when first read.
-  setLazyTag(request, [...ALL_CAPABILITIES]);
+  setLazyTag(request, capabilities);
   return request;
 }
 
@@ -127,11 +143,17 @@ function absorbConditions(out: PipelineOutput, rsp: RunFunctionResponse): void {
   }
 }
 
-/** Folds one step's response into the pipeline's output; a FATAL result ends the pipeline. */
-function absorb(out: PipelineOutput, step: string, rsp: RunFunctionResponse): void {
+/** What a step's response adds besides its desired state: requirements, dependencies, the shortest TTL. */
+function absorbMeta(out: PipelineOutput, step: string, rsp: RunFunctionResponse, observed: State): void {
   if (rsp.requirements !== undefined) out.requirements[step] = rsp.requirements;
+  if (out.dependencies !== undefined) out.dependencies = nextDependencies(out.dependencies, rsp, observed);
   const ttl = rsp.meta?.ttlMs ?? 0;
   if (ttl > 0 && (out.ttlMs === undefined || ttl < out.ttlMs)) out.ttlMs = ttl;
+}
+
+/** Folds one step's response into the pipeline's output; a FATAL result ends the pipeline. */
+function absorb(out: PipelineOutput, step: string, rsp: RunFunctionResponse, observed: State): void {
+  absorbMeta(out, step, rsp, observed);
   // Replaced wholesale, never merged: a function that returns no desired state empties it.
   out.desired = rsp.desired ?? {};
   out.context = rsp.context;
@@ -160,6 +182,7 @@ export async function runPipeline(input: PipelineInput, deps: PipelineDeps): Pro
     ttlMs: undefined,
     requirements: {},
   };
+  if (input.ordering === true) out.dependencies = [];
   for (const step of input.steps) {
     const request = await buildRequest(step, input, out, deps);
     const call: FunctionCall = { functionName: step.functionRef.name, step: step.step, request };
@@ -167,7 +190,7 @@ export async function runPipeline(input: PipelineInput, deps: PipelineDeps): Pro
     if (timeoutMs !== undefined) call.timeoutMs = timeoutMs;
     if (step.requirements !== undefined) call.bootstrap = step.requirements;
     if (deps.signal) call.signal = deps.signal;
-    absorb(out, step.step, await deps.runner.run(call));
+    absorb(out, step.step, await deps.runner.run(call), input.observed);
   }
   return out;
 }

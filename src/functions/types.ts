@@ -18,9 +18,13 @@ export type Capability =
   | 'CAPABILITY_REQUIRED_RESOURCES'
   | 'CAPABILITY_CREDENTIALS'
   | 'CAPABILITY_CONDITIONS'
-  | 'CAPABILITY_REQUIRED_SCHEMAS';
+  | 'CAPABILITY_REQUIRED_SCHEMAS'
+  | 'CAPABILITY_DEPENDENCIES';
 
-/** Every capability compositor supports; sent in each request's meta, as Crossplane v2.2+ does. */
+/**
+ * Every capability compositor supports unconditionally; sent in each request's meta, as Crossplane v2.2+ does.
+ * CAPABILITY_DEPENDENCIES is added only with --enable-composed-resource-ordering.
+ */
 export const ALL_CAPABILITIES: readonly Capability[] = [
   'CAPABILITY_CAPABILITIES',
   'CAPABILITY_REQUIRED_RESOURCES',
@@ -54,6 +58,31 @@ export interface Schema {
   openapiV3?: JsonObject;
 }
 
+/** What a dependency points at, when it is a resource a step required rather than one the XR composes. */
+export interface RequiredResourceDependency {
+  requirementName?: string;
+  /** One resource the requirement matched; absent means every one of them. */
+  name?: string;
+  namespace?: string;
+}
+
+/**
+ * `resource` (a composition resource name) is created after, and deleted before, what it depends on: exactly one of
+ * `composedResource` (another composition resource name) and `requiredResource`.
+ */
+export interface Dependency {
+  resource?: string;
+  composedResource?: string;
+  requiredResource?: RequiredResourceDependency;
+  /** `resource` may be created before `composedResource` is deleted, and must be Ready before it is. */
+  createResourceBeforeDestroyingDependency?: boolean;
+}
+
+/** A message around the list so that absent (no opinion) and empty (no constraints) differ. */
+export interface Dependencies {
+  items?: Dependency[];
+}
+
 export interface RequestMeta {
   tag?: string;
   capabilities?: Capability[];
@@ -69,6 +98,8 @@ export interface RunFunctionRequest {
   credentials?: Record<string, Credentials>;
   requiredResources?: Record<string, Resources>;
   requiredSchemas?: Record<string, Schema>;
+  /** The constraints accumulated by the steps before; only with composed resource ordering on. */
+  dependencies?: Dependencies;
 }
 
 export interface ResourceSelector {
@@ -135,4 +166,6 @@ export interface RunFunctionResponse {
   requirements?: Requirements;
   conditions?: Condition[];
   output?: JsonObject;
+  /** The whole set the function wants from here on; absent means no opinion (the set is carried forward). */
+  dependencies?: Dependencies;
 }
