@@ -23,13 +23,19 @@ const enumOf = (values: string[], defaultValue?: string): JsonSchema => ({
   ...(defaultValue === undefined ? {} : { default: defaultValue }),
 });
 
-/** resourceRefs; namespaced XRs may not reference composed resources in other namespaces, so have no namespace. */
-function resourceRefs(scope: XrdScope): JsonSchema {
+/**
+ * resourceRefs; namespaced XRs may not reference composed resources in other namespaces, so have no namespace. With
+ * composed resource ordering each entry also keeps its composition resource name and what it depends on, the two
+ * fields crossplane-runtime's ordering prototype adds, so teardown can run in order without the pipeline. Only then:
+ * otherwise the CRD stays exactly Crossplane's.
+ */
+function resourceRefs(scope: XrdScope, ordering: boolean): JsonSchema {
   const properties: Record<string, JsonSchema> = {
     apiVersion: { type: 'string' },
     name: { type: 'string' },
     ...(scope === 'Namespaced' ? {} : { namespace: { type: 'string' } }),
     kind: { type: 'string' },
+    ...(ordering ? { resourceName: { type: 'string' }, dependsOn: { type: 'array', items: { type: 'string' } } } : {}),
   };
   return {
     type: 'array',
@@ -44,14 +50,18 @@ function resourceRefs(scope: XrdScope): JsonSchema {
  * claimRef and writeConnectionSecretToRef) for LegacyCluster ones. compositionUpdatePolicy defaults to the XRD's
  * defaultCompositionUpdatePolicy, and has no default when the XRD has none.
  */
-export function compositeSpecProps(scope: XrdScope, defaultUpdatePolicy?: string): Record<string, JsonSchema> {
+export function compositeSpecProps(
+  scope: XrdScope,
+  defaultUpdatePolicy?: string,
+  ordering = false,
+): Record<string, JsonSchema> {
   const props: Record<string, JsonSchema> = {
     compositionRef: nameRef(),
     compositionSelector: labelSelector(),
     compositionRevisionRef: nameRef(),
     compositionRevisionSelector: labelSelector(),
     compositionUpdatePolicy: enumOf(['Automatic', 'Manual'], defaultUpdatePolicy),
-    resourceRefs: resourceRefs(scope),
+    resourceRefs: resourceRefs(scope, ordering),
   };
   if (scope === 'LegacyCluster') {
     props.claimRef = {
