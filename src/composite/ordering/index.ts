@@ -27,3 +27,11 @@ export {
 export { createWaves, deleteWaves, gateDeletes, type DeleteGate } from './teardown.js';
 export { graphOfRefs, orderedRefs, type OrderedRef, type RefGraph } from './refs.js';
 export { deletingSince, waitingMessage, waveMessage } from './messages.js';
+export {
+  planCompose,
+  planTeardown,
+  type ComposePlan,
+  type ComposePlanInput,
+  type PresentResource,
+  type TeardownPlan,
+} from './plan.js';
