@@ -1,0 +1,68 @@
+// A composition function served with the official TypeScript SDK that declares dependencies between the ConfigMaps
+// it composes (the alpha `dependencies` field of the function protocol). The SDK's generated messages predate the
+// field, so its RunFunctionResponse encoder is extended here to write field 8 (Dependencies, a list of Dependency:
+// resource = 1, composed_resource = 2), the wire form of upstream's ordering prototype.
+// Tests start it as a separate process: `tsx test/functions/ordering-function.ts --insecure --address 127.0.0.1:<port>`.
+import {
+  Ready,
+  RunFunctionResponse,
+  serve,
+  type ComposeFunction,
+  type RunFunctionRequest,
+} from '@crossplane-org/function-sdk-typescript';
+
+/** The annotation a test sets on a composed ConfigMap to make the function report it Ready. */
+export const READY_ANNOTATION = 'ordering.compositor.test/ready';
+
+interface OrderingInput {
+  /** ConfigMaps to compose, by composition resource name, each with the names it depends on. */
+  resources?: { name: string; dependsOn?: string[] }[];
+}
+
+interface Pair {
+  resource: string;
+  dependsOn: string;
+}
+
+/** The pairs each response declares, by response object (the SDK's type has no field for them). */
+const declared = new WeakMap<object, Pair[]>();
+
+const encode = RunFunctionResponse.encode.bind(RunFunctionResponse);
+type Writer = ReturnType<typeof encode>;
+RunFunctionResponse.encode = (message, writer?: Writer): Writer => {
+  const out = encode(message, writer);
+  const pairs = declared.get(message);
+  if (pairs === undefined) return out;
+  out.uint32((8 << 3) | 2).fork();
+  for (const p of pairs) {
+    out.uint32((1 << 3) | 2).fork();
+    out.uint32((1 << 3) | 2).string(p.resource);
+    out.uint32((2 << 3) | 2).string(p.dependsOn);
+    out.join();
+  }
+  out.join();
+  return out;
+};
+
+function observedReady(req: RunFunctionRequest, name: string): boolean {
+  const object = req.observed?.resources[name]?.resource as
+    { metadata?: { annotations?: Record<string, string> } } | undefined;
+  return object?.metadata?.annotations?.[READY_ANNOTATION] === 'true';
+}
+
+const compose: ComposeFunction = (req, rsp) => {
+  const input = (req.input ?? {}) as OrderingInput;
+  const pairs: Pair[] = [];
+  for (const { name, dependsOn = [] } of input.resources ?? []) {
+    rsp.desired.resources[name] = {
+      resource: { apiVersion: 'v1', kind: 'ConfigMap', data: { name } },
+      connectionDetails: {},
+      ready: observedReady(req, name) ? Ready.READY_TRUE : Ready.READY_FALSE,
+    };
+    for (const on of dependsOn) pairs.push({ resource: name, dependsOn: on });
+  }
+  declared.set(rsp, pairs);
+  return Promise.resolve(rsp);
+};
+
+serve(compose, { name: 'ordering-function' });
