@@ -26,7 +26,7 @@ export {
 } from './gate.js';
 export { createWaves, deleteWaves, gateDeletes, type DeleteGate } from './teardown.js';
 export { graphOfRefs, orderedRefs, type OrderedRef, type RefGraph } from './refs.js';
-export { deletingSince, waitingMessage, waveMessage } from './messages.js';
+export { deletingSince, teardownMessage, waitingMessage, waveMessage } from './messages.js';
 export {
   planCompose,
   planTeardown,

@@ -21,7 +21,27 @@ export function deletingSince(resource: string, deletionTimestamp: string | unde
   return deletionTimestamp ? `${resource} is being deleted since ${deletionTimestamp}` : `${resource} is being deleted`;
 }
 
-/** "Deleting wave 2 of 3: db, queue" for the event of each wave. */
-export function waveMessage(index: number, total: number, names: readonly string[]): string {
-  return `Deleting wave ${index + 1} of ${total}: ${[...names].sort().join(', ')}`;
+/**
+ * What an XR being deleted in order waits on: "cluster waits for release to be deleted; release is being deleted
+ * since 2026-11-28T10:00:00Z". Each held resource, then each deletion under way, by name.
+ */
+export function teardownMessage(
+  held: readonly Hold[],
+  deleting: readonly { name: string; deletionTimestamp?: string }[],
+  shown = 5,
+): string {
+  const lines = [
+    ...held.map((h) => ({ name: h.resource, text: `${h.resource} ${h.reason}` })),
+    ...deleting.map((d) => ({ name: d.name, text: deletingSince(d.name, d.deletionTimestamp) })),
+  ];
+  const sorted = lines.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((l) => l.text);
+  if (sorted.length <= shown) return sorted.join('; ');
+  return `${sorted.slice(0, shown).join('; ')}; and ${sorted.length - shown} more`;
+}
+
+/** "Deleting app, monitoring; 2 more waves after them" for the event of each wave. */
+export function waveMessage(names: readonly string[], wavesAfter: number): string {
+  const after =
+    wavesAfter === 0 ? 'the last wave' : `${wavesAfter} more ${wavesAfter === 1 ? 'wave' : 'waves'} after them`;
+  return `Deleting ${[...names].sort().join(', ')}; ${after}`;
 }

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import {
   deletingSince,
   gateCreates,
+  teardownMessage,
   graphOf,
   validateGraph,
   waitingMessage,
@@ -96,6 +97,14 @@ describe('composite/ordering messages', () => {
   it('words a deletion by when it started, which does not move while it waits', () => {
     expect(deletingSince('vpc', '2026-11-28T10:00:00Z')).to.equal('vpc is being deleted since 2026-11-28T10:00:00Z');
     expect(deletingSince('vpc', undefined)).to.equal('vpc is being deleted');
-    expect(waveMessage(1, 3, ['queue', 'db'])).to.equal('Deleting wave 2 of 3: db, queue');
+    expect(waveMessage(['queue', 'db'], 2)).to.equal('Deleting db, queue; 2 more waves after them');
+    expect(waveMessage(['cluster'], 0)).to.equal('Deleting cluster; the last wave');
+  });
+
+  it('says what a teardown waits on, held resources and deletions under way, by name', () => {
+    const held = [{ ...hold('cluster', ['release']), reason: 'waits for release to be deleted' }];
+    expect(teardownMessage(held, [{ name: 'release', deletionTimestamp: '2026-11-28T10:00:00Z' }])).to.equal(
+      'cluster waits for release to be deleted; release is being deleted since 2026-11-28T10:00:00Z',
+    );
   });
 });
