@@ -1,0 +1,96 @@
+// The OpsStore of a running process: the API server through compositor's raw-JSON client. The three ops kinds are
+// cluster-scoped, so their paths are fixed; what an Operation applies goes through discovery.
+import {
+  applyObject,
+  CONTENT_TYPE,
+  getIfExists,
+  isConflict,
+  isNotFound,
+  type Discovery,
+  type KubeClient,
+} from '../kube/index.js';
+import type { AppliedObject, OpsKind, OpsObject, OpsObjectOf, OpsStore } from './store.js';
+import { OPS_API_VERSION, type Operation } from './types.js';
+
+const PLURALS: Record<OpsKind, string> = {
+  Operation: 'operations',
+  CronOperation: 'cronoperations',
+  WatchOperation: 'watchoperations',
+};
+
+function pathOf(kind: OpsKind, name?: string): string {
+  const base = `/apis/${OPS_API_VERSION}/${PLURALS[kind]}`;
+  return name === undefined ? base : `${base}/${encodeURIComponent(name)}`;
+}
+
+function selectorOf(labels: Record<string, string>): string {
+  return Object.entries(labels)
+    .map(([key, value]) => `${key}=${value}`)
+    .join(',');
+}
+
+export class KubeOpsStore implements OpsStore {
+  constructor(
+    private readonly client: KubeClient,
+    private readonly discovery: Discovery,
+  ) {}
+
+  get<K extends OpsKind>(kind: K, name: string, signal: AbortSignal): Promise<OpsObjectOf<K> | undefined> {
+    return getIfExists<OpsObjectOf<K>>(this.client, pathOf(kind, name), signal);
+  }
+
+  async listOperations(label: string, owner: string, signal: AbortSignal): Promise<Operation[]> {
+    const list = await this.client.request<{ items?: Operation[] }>('GET', pathOf('Operation'), {
+      query: { labelSelector: selectorOf({ [label]: owner }) },
+      signal,
+    });
+    // A list's items carry no apiVersion and kind.
+    return (list.items ?? []).map((op) => ({ ...op, apiVersion: OPS_API_VERSION, kind: 'Operation' }));
+  }
+
+  createOperation(op: Operation, signal: AbortSignal): Promise<Operation> {
+    return this.client.request<Operation>('POST', pathOf('Operation'), { body: op, signal });
+  }
+
+  async deleteOperation(op: Operation, signal: AbortSignal): Promise<void> {
+    const uid = op.metadata.uid;
+    const body = { apiVersion: 'v1', kind: 'DeleteOptions', ...(uid ? { preconditions: { uid } } : {}) };
+    await this.client
+      .request('DELETE', pathOf('Operation', op.metadata.name), { body, signal })
+      .catch((err: unknown) => {
+        // Gone already, or a new Operation of that name that is not this one to delete.
+        if (!isNotFound(err) && !(uid !== undefined && isConflict(err))) throw err;
+      });
+  }
+
+  updateStatus<T extends OpsObject>(object: T, signal: AbortSignal): Promise<T> {
+    return this.client.request<T>('PUT', `${pathOf(object.kind, object.metadata.name)}/status`, {
+      body: object,
+      signal,
+    });
+  }
+
+  patchMetadata<T extends OpsObject>(
+    object: T,
+    patch: { annotations?: Record<string, string | null>; finalizers?: string[] },
+    signal: AbortSignal,
+  ): Promise<T> {
+    // A resourceVersion in a merge patch is a precondition: the API server answers 409 when it is not current.
+    const metadata = { resourceVersion: object.metadata.resourceVersion, ...patch };
+    return this.client.request<T>('PATCH', pathOf(object.kind, object.metadata.name), {
+      body: { metadata },
+      contentType: CONTENT_TYPE.mergePatch,
+      signal,
+    });
+  }
+
+  async apply(object: AppliedObject, fieldManager: string, signal: AbortSignal): Promise<void> {
+    await applyObject(this.client, this.discovery, object, { fieldManager, signal });
+  }
+
+  async getSecret(namespace: string, name: string, signal: AbortSignal): Promise<Record<string, string> | undefined> {
+    const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`;
+    const secret = await getIfExists<{ data?: Record<string, string> }>(this.client, path, signal);
+    return secret ? (secret.data ?? {}) : undefined;
+  }
+}
