@@ -13,7 +13,7 @@ export class FakeOpsStore implements OpsStore {
   readonly secrets = new Map<string, Record<string, string>>();
   readonly deleted: string[] = [];
   /** Set to make the next calls of a method fail with this error. */
-  readonly failing = new Map<keyof OpsStore, unknown>();
+  readonly failing = new Map<keyof OpsStore, Error>();
   private version = 0;
   private uid = 0;
 
@@ -54,7 +54,10 @@ export class FakeOpsStore implements OpsStore {
 
   get<K extends OpsKind>(kind: K, name: string): Promise<Extract<OpsObject, { kind: K }> | undefined> {
     this.check('get');
-    return Promise.resolve(this.read(kind, name) as Extract<OpsObject, { kind: K }> | undefined);
+    const found = this.objects.get(this.key(kind, name));
+    return Promise.resolve(
+      found === undefined ? undefined : (structuredClone(found) as Extract<OpsObject, { kind: K }>),
+    );
   }
 
   listOperations(label: string, owner: string): Promise<Operation[]> {
@@ -97,11 +100,11 @@ export class FakeOpsStore implements OpsStore {
     try {
       this.check('updateStatus');
       const stored = this.current(object);
-      stored.status = structuredClone(object.status) as never;
+      Object.assign(stored, { status: structuredClone(object.status) });
       stored.metadata.resourceVersion = this.nextVersion();
       return Promise.resolve(structuredClone(stored));
     } catch (err) {
-      return Promise.reject(err as Error);
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
   }
 
@@ -112,17 +115,15 @@ export class FakeOpsStore implements OpsStore {
     try {
       this.check('patchMetadata');
       const stored = this.current(object);
-      const annotations = { ...stored.metadata.annotations };
-      for (const [key, value] of Object.entries(patch.annotations ?? {})) {
-        if (value === null) delete annotations[key];
-        else annotations[key] = value;
-      }
-      stored.metadata.annotations = annotations;
+      const merged = { ...stored.metadata.annotations, ...patch.annotations };
+      stored.metadata.annotations = Object.fromEntries(
+        Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== null),
+      );
       if (patch.finalizers) stored.metadata.finalizers = [...patch.finalizers];
       stored.metadata.resourceVersion = this.nextVersion();
       return Promise.resolve(structuredClone(stored));
     } catch (err) {
-      return Promise.reject(err as Error);
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
   }
 
@@ -137,4 +138,4 @@ export class FakeOpsStore implements OpsStore {
   }
 }
 
-export const signal = new AbortController().signal;
+export const signal: AbortSignal = new AbortController().signal;

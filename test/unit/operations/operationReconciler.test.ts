@@ -124,9 +124,10 @@ describe('operations/OperationReconciler', () => {
 
     await reconciler.reconcile('rotate', signal);
 
-    const request = runner.calls[0]?.request;
-    expect(Buffer.from(request?.credentials?.api?.credentialData?.data?.token ?? []).toString()).to.equal('s3cret');
-    expect(request?.requiredResources?.cm?.items?.[0]?.resource).to.deep.include({ kind: 'ConfigMap' });
+    const request = runner.calls[0]?.request ?? {};
+    const token = request.credentials?.api?.credentialData?.data?.token;
+    expect(Buffer.from(token ?? []).toString()).to.equal('s3cret');
+    expect(request.requiredResources?.cm?.items?.[0]?.resource).to.deep.include({ kind: 'ConfigMap' });
   });
 
   it('counts a fatal result as a failure, retries with the queue backoff, and succeeds within the retry limit', async () => {
