@@ -12,7 +12,7 @@ export {
   type ActiveRevisionLookup,
 } from './capabilities.js';
 export { isComplete, latestCreateTime, latestSuccessTime, markGarbage, runningOperations } from './history.js';
-export { KubeOpsStore } from './kubeStore.js';
+export { KubeOpsStore, kubeActiveRevision, type KubeOpsStoreOptions } from './kubeStore.js';
 export type { AppliedObject, OpsKind, OpsObject, OpsStore } from './store.js';
 export {
   addResourceRef,

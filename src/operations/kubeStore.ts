@@ -9,6 +9,8 @@ import {
   type Discovery,
   type KubeClient,
 } from '../kube/index.js';
+import { PACKAGE_LABEL } from '../functions/index.js';
+import type { ActiveRevisionLookup } from './capabilities.js';
 import type { AppliedObject, OpsKind, OpsObject, OpsObjectOf, OpsStore } from './store.js';
 import { OPS_API_VERSION, type Operation } from './types.js';
 
@@ -29,10 +31,19 @@ function selectorOf(labels: Record<string, string>): string {
     .join(',');
 }
 
+export interface KubeOpsStoreOptions {
+  /**
+   * Told of each object an Operation applied, as stored: the engine records it (OwnWrites) so that a WatchOperation
+   * does not start an Operation for the echo of an Operation's own write.
+   */
+  onApplied?: (written: AppliedObject) => void;
+}
+
 export class KubeOpsStore implements OpsStore {
   constructor(
     private readonly client: KubeClient,
     private readonly discovery: Discovery,
+    private readonly options: KubeOpsStoreOptions = {},
   ) {}
 
   get<K extends OpsKind>(kind: K, name: string, signal: AbortSignal): Promise<OpsObjectOf<K> | undefined> {
@@ -85,7 +96,8 @@ export class KubeOpsStore implements OpsStore {
   }
 
   async apply(object: AppliedObject, fieldManager: string, signal: AbortSignal): Promise<void> {
-    await applyObject(this.client, this.discovery, object, { fieldManager, signal });
+    const written = await applyObject(this.client, this.discovery, object, { fieldManager, signal });
+    this.options.onApplied?.(written);
   }
 
   async getSecret(namespace: string, name: string, signal: AbortSignal): Promise<Record<string, string> | undefined> {
@@ -93,4 +105,30 @@ export class KubeOpsStore implements OpsStore {
     const secret = await getIfExists<{ data?: Record<string, string> }>(this.client, path, signal);
     return secret ? (secret.data ?? {}) : undefined;
   }
+}
+
+/** The FunctionRevision fields the capability check reads. */
+interface FunctionRevision {
+  metadata: { name: string };
+  spec?: { desiredState?: string };
+  status?: { capabilities?: string[] };
+}
+
+/**
+ * Finds a Function's active FunctionRevision through its `pkg.crossplane.io/package` label, as upstream's
+ * RevisionCapabilityChecker does, with the capabilities its package declared.
+ */
+export function kubeActiveRevision(client: KubeClient): ActiveRevisionLookup {
+  return async (functionName, signal) => {
+    const list = await client.request<{ items?: FunctionRevision[] }>(
+      'GET',
+      '/apis/pkg.crossplane.io/v1/functionrevisions',
+      {
+        query: { labelSelector: `${PACKAGE_LABEL}=${functionName}` },
+        signal,
+      },
+    );
+    const active = (list.items ?? []).find((r) => r.spec?.desiredState === 'Active');
+    return active ? { name: active.metadata.name, capabilities: active.status?.capabilities ?? [] } : undefined;
+  };
 }
