@@ -54,6 +54,8 @@ async function finish(store: FakeOpsStore, name: string, ok: boolean, clock: Man
   await store.updateStatus({ ...op, status });
 }
 
+const versionOf = (store: FakeOpsStore) => store.read<CronOperation>('CronOperation', 'tidy')?.metadata.resourceVersion;
+
 const names = (store: FakeOpsStore) =>
   store
     .operations()
@@ -67,10 +69,9 @@ describe('operations/CronOperationReconciler', () => {
     const first = await reconciler.reconcile('tidy', signal);
     expect(first.requeueAfterMs, 'waits for 10:05').to.equal(3 * 60_000);
     expect(names(store)).to.deep.equal([]);
-    const version = store.read<CronOperation>('CronOperation', 'tidy')?.metadata.resourceVersion;
+    const version = versionOf(store);
     await reconciler.reconcile('tidy', signal);
-    const after = store.read<CronOperation>('CronOperation', 'tidy')?.metadata.resourceVersion;
-    expect(after, 'a reconcile with nothing to do writes nothing').to.equal(version);
+    expect(versionOf(store), 'a reconcile with nothing to do writes nothing').to.equal(version);
 
     clock.advance(first.requeueAfterMs ?? 0);
     const second = await reconciler.reconcile('tidy', signal);
