@@ -47,3 +47,4 @@ export {
   type WatchOperationReconcilerDeps,
   type Watches,
 } from './watchOperationReconciler.js';
+export { ownerOf, specChanged, type OpsEvent } from './eventFilters.js';
