@@ -70,9 +70,11 @@ export class OperationReconciler {
     const running = await this.write(claimed, draft, signal);
     let record: RunRecord;
     try {
-      record = await runOperation(running, { ...this.deps, store: this.deps.store }, signal);
+      record = await runOperation(running, this.deps, signal);
     } catch (err) {
-      if (!(err instanceof OperationRunError)) throw err;
+      // Stopped mid-run (shutdown, lost lease): the run may have done its work, so it is not recorded as a failure
+      // to retry; the marker stays, and the next process reports the run as interrupted.
+      if (signal.aborted || !(err instanceof OperationRunError)) throw err;
       this.emit(running, err.record);
       const failure = { reason: err.reason, message: err.message, record: err.record, cause: err };
       return this.fail(running, draft, failure, signal);

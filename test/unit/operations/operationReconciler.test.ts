@@ -202,6 +202,24 @@ describe('operations/OperationReconciler', () => {
     expect(events.events.map((e) => e.input.reason)).to.deep.equal(['InterruptedRun']);
   });
 
+  it('does not count a run stopped by shutdown as a failure to retry: the next process reports it interrupted', async () => {
+    const controller = new AbortController();
+    const runner = scripted(() => {
+      controller.abort();
+      return Promise.reject(new Error('The operation was aborted'));
+    });
+    const { store, reconciler } = setup(runner);
+    store.put(operation());
+
+    await reconciler.reconcile('rotate', controller.signal).catch(() => undefined);
+    expect(store.read<Operation>('Operation', 'rotate')?.status?.failures).to.equal(undefined);
+
+    await reconciler.reconcile('rotate', signal);
+    const op = store.read<Operation>('Operation', 'rotate');
+    expect(runner.calls).to.have.length(1);
+    expect(condition(op, 'Succeeded')).to.include({ status: 'False', reason: 'PipelineError' });
+  });
+
   it('lets only one of two processes claim a run when both read the same version', async () => {
     const runner = scripted(() => ({}));
     const { store, reconciler } = setup(runner);
