@@ -157,6 +157,21 @@ describe('operations/OperationReconciler', () => {
     expect(op?.status?.failures).to.equal(1);
   });
 
+  it("upstream's retry e2e: a pipeline that always fails ends after retryLimit failures, Synced True", async () => {
+    const runner = scripted(() => ({ results: [{ severity: 'SEVERITY_FATAL', message: 'Simulated failure' }] }));
+    const { store, reconciler } = setup(runner);
+    store.put(operation({ retryLimit: 3 }));
+
+    // The queue retries each thrown failure after its backoff; four reconciles reach the end.
+    for (let i = 0; i < 4; i++) await reconciler.reconcile('rotate', signal).catch(() => undefined);
+
+    const op = store.read<Operation>('Operation', 'rotate');
+    expect(runner.calls).to.have.length(3);
+    expect(op?.status?.failures).to.equal(3);
+    expect(condition(op, 'Synced')).to.include({ status: 'True', reason: 'ReconcileSuccess' });
+    expect(condition(op, 'Succeeded')).to.include({ status: 'False', reason: 'PipelineError' });
+  });
+
   it('stops at the retry limit: Succeeded False without running', async () => {
     const runner = scripted(() => ({}));
     const { store, reconciler } = setup(runner);
