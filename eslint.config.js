@@ -13,7 +13,7 @@ const LEAVES = ['apis', 'base', 'metrics'];
 const PURE = ['lifecycle', 'queue', 'circuitbreaker', 'functions'];
 const PLUMBING = [...LEAVES, ...PURE, 'kube', 'watch'];
 /** The controllers: each builds on the kit and the plumbing, never on another controller. */
-const CONTROLLERS = ['composite', 'claim', 'managed', 'packages', 'usage'];
+const CONTROLLERS = ['composite', 'claim', 'managed', 'packages', 'usage', 'operations'];
 const LAYERS = {
   apis: [],
   base: [],
@@ -31,6 +31,8 @@ const LAYERS = {
   managed: [...PLUMBING, 'controller'],
   packages: [...PLUMBING, 'controller'],
   usage: [...PLUMBING, 'controller'],
+  // Operations run the function pipeline compositions run, through src/functions, not through src/composite.
+  operations: [...PLUMBING, 'controller'],
   // The XRD controller starts the composite and claim controllers (through factories the engine passes in).
   definition: [...PLUMBING, 'controller', 'composite', 'claim'],
   manager: [...LEAVES, 'lifecycle', 'kube'],
