@@ -1,11 +1,11 @@
 // The OpsStore of a running process: the API server through compositor's raw-JSON client. The three ops kinds are
 // cluster-scoped, so their paths are fixed; what an Operation applies goes through discovery.
 import {
-  applyObject,
   CONTENT_TYPE,
   getIfExists,
   isConflict,
   isNotFound,
+  serverSideApply,
   type Discovery,
   type KubeClient,
 } from '../kube/index.js';
@@ -96,7 +96,7 @@ export class KubeOpsStore implements OpsStore {
   }
 
   async apply(object: AppliedObject, fieldManager: string, signal: AbortSignal): Promise<void> {
-    const written = await applyObject(this.client, this.discovery, object, { fieldManager, signal });
+    const written = await serverSideApply(this.client, this.discovery, object, { fieldManager, signal });
     this.options.onApplied?.(written);
   }
 
