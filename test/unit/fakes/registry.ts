@@ -3,7 +3,10 @@
 // can count what a pull downloaded.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { PullSecret } from '../../../src/packages/oci/index.js';
 import type { BuiltManifest } from './xpkg.js';
+
+type Respond = (status: number, body?: Buffer | string, headers?: Record<string, string>) => void;
 
 export type FakeAuth = { mode: 'none' } | { mode: 'basic' | 'bearer'; username: string; password: string };
 
@@ -37,7 +40,11 @@ export class FakeRegistry {
   }
 
   async stop(): Promise<void> {
-    await new Promise<void>((resolve) => this.server?.close(() => resolve()));
+    await new Promise<void>((resolve) =>
+      this.server?.close(() => {
+        resolve();
+      }),
+    );
   }
 
   /** Stores an image (or an index and its children) and tags it. */
@@ -54,35 +61,46 @@ export class FakeRegistry {
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', `http://${this.host}`);
-    const respond = (status: number, body?: Buffer | string, headers: Record<string, string> = {}): void => {
+    const respond: Respond = (status, body, headers = {}) => {
       this.requests.push({ method: req.method ?? '', path: url.pathname, status });
-      res.writeHead(status, {
-        ...headers,
-        ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}),
-      });
+      const length = body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {};
+      res.writeHead(status, { ...headers, ...length });
       res.end(req.method === 'HEAD' ? undefined : body);
     };
-    if (url.pathname === '/token') return this.token(req, url, respond);
-    if (!this.authorized(req)) {
+    if (url.pathname === '/token') {
+      this.token(req, url, respond);
+    } else if (!this.authorized(req)) {
       const challenge =
         this.auth.mode === 'basic'
           ? 'Basic realm="fake"'
           : `Bearer realm="http://${this.host}/token",service="fake-registry"`;
-      return respond(401, errorBody('UNAUTHORIZED', 'authentication required'), { 'www-authenticate': challenge });
+      respond(401, errorBody('UNAUTHORIZED', 'authentication required'), { 'www-authenticate': challenge });
+    } else if (url.pathname === '/v2/') {
+      respond(200, '{}');
+    } else {
+      this.content(url.pathname, respond);
     }
-    if (url.pathname === '/v2/') return respond(200, '{}');
-    const match = /^\/v2\/(.+)\/(manifests|blobs)\/([^/]+)$/.exec(url.pathname);
-    if (!match) return respond(404, errorBody('NAME_UNKNOWN', 'repository name not known to registry'));
-    const [, , kind, ref = ''] = match;
+  }
+
+  private content(path: string, respond: Respond): void {
+    const match = /^\/v2\/(.+)\/(manifests|blobs)\/([^/]+)$/.exec(path);
+    const [, , kind, ref = ''] = match ?? [];
     if (kind === 'blobs') {
       const blob = this.blobs.get(ref);
-      if (!blob) return respond(404, errorBody('BLOB_UNKNOWN', 'blob unknown to registry'));
+      if (!blob) {
+        respond(404, errorBody('BLOB_UNKNOWN', 'blob unknown to registry'));
+        return;
+      }
       const served = this.corrupt.has(ref) ? Buffer.concat([blob, Buffer.from('!')]) : blob;
-      return respond(200, served, { 'content-type': 'application/octet-stream' });
+      respond(200, served, { 'content-type': 'application/octet-stream' });
+      return;
     }
     const digest = ref.startsWith('sha256:') ? ref : this.tags.get(ref);
     const manifest = digest === undefined ? undefined : this.manifests.get(digest);
-    if (!manifest || digest === undefined) return respond(404, errorBody('MANIFEST_UNKNOWN', 'manifest unknown'));
+    if (kind !== 'manifests' || !manifest || digest === undefined) {
+      respond(404, errorBody('MANIFEST_UNKNOWN', 'manifest unknown'));
+      return;
+    }
     respond(200, manifest.bytes, { 'content-type': manifest.mediaType, 'docker-content-digest': digest });
   }
 
@@ -93,9 +111,10 @@ export class FakeRegistry {
     return header.startsWith('Bearer ') && this.tokens.has(header.slice('Bearer '.length));
   }
 
-  private token(req: IncomingMessage, url: URL, respond: (status: number, body?: string) => void): void {
+  private token(req: IncomingMessage, url: URL, respond: Respond): void {
     if (this.auth.mode !== 'bearer' || req.headers.authorization !== basic(this.auth.username, this.auth.password)) {
-      return respond(401, errorBody('UNAUTHORIZED', 'bad credentials'));
+      respond(401, errorBody('UNAUTHORIZED', 'bad credentials'));
+      return;
     }
     const token = `token-${this.tokens.size}-${url.searchParams.get('scope') ?? ''}`;
     this.tokens.add(token);
@@ -112,7 +131,7 @@ function errorBody(code: string, message: string): string {
 }
 
 /** A dockerconfigjson pull Secret for a host, as `kubectl create secret docker-registry` makes one. */
-export function pullSecret(host: string, username: string, password: string, name = 'pull') {
+export function pullSecret(host: string, username: string, password: string, name = 'pull'): PullSecret {
   const config = { auths: { [host]: { auth: Buffer.from(`${username}:${password}`).toString('base64') } } };
   return {
     metadata: { name },
