@@ -31,3 +31,4 @@ export {
 } from './manifest.js';
 export type { Fetch, RequestRecord } from './http.js';
 export { parseChallenge, type Challenge } from './challenge.js';
+export { realmProblem } from './session.js';

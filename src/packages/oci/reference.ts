@@ -2,6 +2,7 @@
 // now refuses to start), so a package's spec.package must name its registry, repository and a tag or digest; the
 // package CRDs enforce that with a CEL rule whose message is repeated here. Within that, the parts follow
 // go-containerregistry's name package, which Crossplane parses references with.
+import { isRfc1918 } from './addresses.js';
 import { InvalidReferenceError } from './errors.js';
 
 /** A parsed, fully qualified reference. `digest` wins over `tag` when both are given, as in go-containerregistry. */
@@ -82,14 +83,7 @@ export function schemesFor(registry: string): readonly ('https' | 'http')[] {
 function mayBeInsecure(registry: string): boolean {
   const host = registry.replace(/:\d+$/, '');
   if (host === 'localhost' || registry.includes('127.0.0.1') || registry.includes('::1')) return true;
-  return /\.local(host)?$/.test(host) || isPrivateIPv4(host);
-}
-
-function isPrivateIPv4(host: string): boolean {
-  const octets = host.split('.').map(Number);
-  if (octets.length !== 4 || octets.some((o) => !Number.isInteger(o) || o < 0 || o > 255)) return false;
-  const [a = 0, b = 0] = octets;
-  return a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168);
+  return /\.local(host)?$/.test(host) || isRfc1918(host);
 }
 
 function invalid(ref: string, detail: string): InvalidReferenceError {

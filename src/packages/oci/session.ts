@@ -6,6 +6,7 @@ import { parseChallenge, type Challenge } from './challenge.js';
 import type { Credentials } from './credentials.js';
 import { RegistryAuthError, RegistryUnreachableError } from './errors.js';
 import { readSmallJson, responseError, send, type Fetch, type RequestRecord } from './http.js';
+import { isPrivateOrLinkLocal } from './addresses.js';
 import { schemesFor, type Reference } from './reference.js';
 
 export interface SessionOptions {
@@ -110,6 +111,10 @@ export class RegistrySession {
     if (realm === undefined || realm === '') {
       throw new RegistryAuthError(401, `registry ${this.ref.registry} asked for a bearer token but named no realm`);
     }
+    const refused = realmProblem(realm, this.base ?? '');
+    if (refused !== undefined) {
+      throw new RegistryAuthError(401, `invalid realm in www-authenticate from ${this.ref.registry}: ${refused}`);
+    }
     const service = challenge.params.service ?? '';
     const credentials = this.options.credentials;
     const init = tokenRequest({ service, scope, ...(credentials ? { credentials } : {}) });
@@ -123,6 +128,27 @@ export class RegistrySession {
     }
     return token;
   }
+}
+
+/**
+ * Why a token realm may not be used, as go-containerregistry's validateRealmURL decides: the credentials go there,
+ * so a registry may not send them over http unless it is itself spoken to over http, nor to a private or
+ * link-local address (the cloud metadata service, a cluster-internal endpoint) other than its own host.
+ */
+export function realmProblem(realm: string, registryBase: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(realm);
+  } catch {
+    return `realm "${realm}" is not a URL`;
+  }
+  const insecure = registryBase.startsWith('http://');
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && insecure)) {
+    return `realm scheme "${url.protocol.slice(0, -1)}" not allowed; must be https (or http for insecure registries)`;
+  }
+  if (registryBase !== '' && url.host === new URL(registryBase).host) return undefined;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return isPrivateOrLinkLocal(host) ? `realm host "${host}" is a private or link-local address` : undefined;
 }
 
 /** The token of a token service's answer: `token`, or OAuth2's `access_token`. */

@@ -7,6 +7,7 @@ import {
   NOT_FULLY_QUALIFIED,
   parseChallenge,
   parseReference,
+  realmProblem,
   type Reference,
 } from '../../../../src/packages/oci/index.js';
 import { pullSecret } from '../../fakes/registry.js';
@@ -112,4 +113,39 @@ describe('parseChallenge', () => {
     expect(parseChallenge('Negotiate abc')).to.equal(undefined);
     expect(parseChallenge(null)).to.equal(undefined);
   });
+});
+
+describe('realmProblem', () => {
+  const cases: Record<string, { realm: string; base: string; want: string | undefined }> = {
+    'an https realm elsewhere': {
+      realm: 'https://auth.example.com/token',
+      base: 'https://r.example.com',
+      want: undefined,
+    },
+    'the registry itself over http': {
+      realm: 'http://127.0.0.1:5000/token',
+      base: 'http://127.0.0.1:5000',
+      want: undefined,
+    },
+    'an http realm for an https registry': {
+      realm: 'http://auth.example.com/token',
+      base: 'https://r.example.com',
+      want: 'realm scheme "http" not allowed; must be https (or http for insecure registries)',
+    },
+    'the metadata service': {
+      realm: 'https://169.254.169.254/latest',
+      base: 'https://r.example.com',
+      want: 'realm host "169.254.169.254" is a private or link-local address',
+    },
+    'another loopback port': {
+      realm: 'http://127.0.0.1:9999/token',
+      base: 'http://127.0.0.1:5000',
+      want: 'realm host "127.0.0.1" is a private or link-local address',
+    },
+  };
+  for (const [name, { realm, base, want }] of Object.entries(cases)) {
+    it(`judges ${name}`, () => {
+      expect(realmProblem(realm, base)).to.equal(want);
+    });
+  }
 });
