@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -113,6 +113,17 @@ describe('Puller', () => {
       await first.blob(first.manifest.layers[0] ?? fail()),
     );
     await registry.start();
+  });
+
+  it('treats a damaged cached blob as missing and downloads it again', async () => {
+    const ref = `${registry.host}/org/provider-test@${pkg.digest}`;
+    const first = await puller().pull(ref, { credentials: credentials() });
+    const layer = first.manifest.layers[0] ?? fail();
+    const path = await first.blob(layer);
+    await writeFile(path, 'damaged');
+    const again = await puller().pull(ref, { credentials: credentials() });
+    expect(digestOf(await readFile(await again.blob(layer)))).to.equal(layer.digest);
+    expect(registry.count('GET', '/blobs/')).to.equal(2);
   });
 
   it('fails under Never with Crossplane message when the package is not cached', async () => {
