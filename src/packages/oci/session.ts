@@ -40,15 +40,25 @@ export class RegistrySession {
     const base = await this.ping(options.signal);
     const url = `${base}/v2/${this.ref.repository}/${path}`;
     let response = await this.send(url, options);
-    if (response.status === 401 && this.challenge?.scheme === 'bearer') {
-      // A token that expired, or a challenge naming a scope the token lacks: one fresh token, one retry.
+    const challenge = response.status === 401 ? this.retryChallenge(response) : undefined;
+    if (challenge !== undefined) {
+      // A token that expired, a scope the token lacks, or a registry whose ping needed no credentials but whose
+      // repository does: authenticate as this challenge asks, and retry once.
       await response.body?.cancel();
-      const scope = parseChallenge(response.headers.get('www-authenticate'))?.params.scope;
-      await this.authenticate(options.signal, scope);
+      this.challenge = challenge;
+      await this.authenticate(options.signal, challenge.params.scope);
       response = await this.send(url, options);
     }
     if (!response.ok) throw await responseError(options.method ?? 'GET', url, response);
     return response;
+  }
+
+  /** The challenge worth one more try: a bearer token to fetch, or Basic credentials not sent yet. */
+  private retryChallenge(response: Response): Challenge | undefined {
+    const challenge = parseChallenge(response.headers.get('www-authenticate')) ?? this.challenge;
+    if (challenge?.scheme === 'bearer') return challenge;
+    const unsent = this.authorization === undefined && this.options.credentials?.username !== undefined;
+    return challenge?.scheme === 'basic' && unsent ? challenge : undefined;
   }
 
   private async send(url: string, options: RequestOptions): Promise<Response> {

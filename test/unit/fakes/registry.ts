@@ -25,6 +25,8 @@ export class FakeRegistry {
   readonly corrupt = new Set<string>();
   private server: Server | undefined;
   private readonly tokens = new Set<string>();
+  /** Answer the ping anonymously and challenge only repository requests, as some registries do. */
+  openPing = false;
 
   constructor(private readonly auth: FakeAuth = { mode: 'none' }) {}
 
@@ -69,6 +71,8 @@ export class FakeRegistry {
     };
     if (url.pathname === '/token') {
       this.token(req, url, respond);
+    } else if (url.pathname === '/v2/' && this.openPing) {
+      respond(200, '{}');
     } else if (!this.authorized(req)) {
       const challenge =
         this.auth.mode === 'basic'

@@ -162,6 +162,13 @@ describe('Puller', () => {
     );
   });
 
+  it('authenticates when only the repository, not the ping, asks for it', async () => {
+    registry.openPing = true;
+    const image = await puller().pull(`${registry.host}/org/provider-test:v1.0.0`, { credentials: credentials() });
+    expect(image.digest).to.equal(pkg.digest);
+    expect(registry.count('GET', '/token')).to.equal(1);
+  });
+
   it('sends Basic credentials to a registry that asks for them', async () => {
     const basicRegistry = new FakeRegistry({ mode: 'basic', username: 'bob', password: 'pw' });
     await basicRegistry.start();
