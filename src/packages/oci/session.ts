@@ -73,7 +73,7 @@ export class RegistrySession {
 
   private async ping(signal: AbortSignal | undefined): Promise<string> {
     if (this.base !== undefined) return this.base;
-    let lastError: RegistryUnreachableError | undefined;
+    const failures: RegistryUnreachableError[] = [];
     for (const scheme of schemesFor(this.ref.registry)) {
       const base = `${scheme}://${this.ref.registry}`;
       let response: Response;
@@ -81,7 +81,7 @@ export class RegistrySession {
         response = await send(this.options.fetch, `${base}/v2/`, { method: 'GET', signal: signal ?? null });
       } catch (err) {
         if (!(err instanceof RegistryUnreachableError)) throw err;
-        lastError = err;
+        failures.push(err);
         continue;
       }
       this.options.onRequest?.({ method: 'GET', url: `${base}/v2/`, status: response.status });
@@ -93,9 +93,9 @@ export class RegistrySession {
       }
       return base;
     }
-    throw new RegistryUnreachableError(`cannot reach registry ${this.ref.registry}: ${lastError?.message ?? ''}`, {
-      cause: lastError,
-    });
+    // Every attempt is named: a TLS failure over https is the news when the http fallback is merely refused.
+    const detail = failures.map((f) => f.message).join('; ');
+    throw new RegistryUnreachableError(`cannot reach registry ${this.ref.registry}: ${detail}`, { cause: failures[0] });
   }
 
   private async authenticate(signal: AbortSignal | undefined, scope: string | undefined): Promise<void> {
