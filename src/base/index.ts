@@ -8,3 +8,14 @@ export { errorMessage } from './errors.js';
 export { LruMap, type LruMapOptions } from './lru.js';
 export { ManualClock } from './manualClock.js';
 export { MinHeap, type HeapEntry } from './minHeap.js';
+export { DEFAULT_BACKOFF, reconcileLimits, type ReconcileLimits } from './reconcileLimits.js';
+export {
+  fullBucket,
+  giveBack,
+  refill,
+  reserve,
+  takeOrWait,
+  tryTake,
+  type TokenBucketRate,
+  type TokenBucketState,
+} from './tokenBucket.js';

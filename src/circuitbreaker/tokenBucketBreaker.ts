@@ -1,6 +1,12 @@
-import { systemClock, type Clock } from '../base/index.js';
+import {
+  type Clock,
+  fullBucket,
+  systemClock,
+  type TokenBucketRate,
+  type TokenBucketState,
+  tryTake,
+} from '../base/index.js';
 import { breakerMetrics, type BreakerMetrics, type Metrics } from '../metrics/index.js';
-import { fullBucket, tryTake, type TokenBucketRate, type TokenBucketState } from '../queue/index.js';
 import type { Breaker, BreakerState, EventResult, Transition } from './breaker.js';
 import { RecentSources } from './recentSources.js';
 import type { WatchedObject } from './watchedObject.js';

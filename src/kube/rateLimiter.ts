@@ -1,5 +1,13 @@
-import { sleep, systemClock, type Clock } from '../base/index.js';
-import { fullBucket, reconcileLimits, reserve, type TokenBucketRate, type TokenBucketState } from '../queue/index.js';
+import {
+  type Clock,
+  fullBucket,
+  reconcileLimits,
+  reserve,
+  sleep,
+  systemClock,
+  type TokenBucketRate,
+  type TokenBucketState,
+} from '../base/index.js';
 
 /** Holds a request until the client may send it. */
 export interface RequestLimiter {

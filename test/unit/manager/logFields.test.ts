@@ -14,9 +14,9 @@ import {
   type InformerTimers,
   type ListerWatcher,
 } from '../../../src/watch/index.js';
-import { ManualClock } from '../../../src/base/index.js';
+import { ManualClock, reconcileLimits } from '../../../src/base/index.js';
 import { FakeListerWatcher, settle } from '../watch/fakeListerWatcher.js';
-import { ReconcileLimiter, reconcileLimits } from '../../../src/queue/index.js';
+import { ReconcileLimiter } from '../../../src/queue/index.js';
 
 // compositor's JSON log lines must not repeat a key: pino writes a child logger's bindings and a call's fields side by
 // side without merging them, and a log pipeline that parses the line keeps one value at random. These paths log

@@ -1,5 +1,5 @@
+import { fullBucket, refill, reserve, takeOrWait, tryTake } from '../../../src/base/index.js';
 import { expect } from 'chai';
-import { fullBucket, refill, reserve, takeOrWait, tryTake } from '../../../src/queue/index.js';
 
 const rate = { perSecond: 2, burst: 10 };
 
