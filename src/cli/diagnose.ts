@@ -1,6 +1,7 @@
 // `compositor diagnose <resource> <name> [-n ns] [-o json]` (or `--stuck`, see stuckXrs.ts, or no arguments for an
 // overview, see diagnoseOverview.ts): reads the cluster and says why a resource is or is not reconciling. What it
 // reads is gathered here; what it concludes is in diagnosis.ts.
+import { groupOf } from '../apis/index.js';
 import { errorMessage } from '../base/index.js';
 import type { Condition } from '../controller/index.js';
 import { Discovery, getIfExists, KubeClient, loadKubeConfig } from '../kube/index.js';
@@ -60,7 +61,7 @@ async function apiResources(client: KubeClient): Promise<ApiResource[]> {
       .filter((r) => !r.name.includes('/'))
       .map((r) => ({
         apiVersion: list.groupVersion,
-        group: list.groupVersion.includes('/') ? (list.groupVersion.split('/')[0] ?? '') : '',
+        group: groupOf(list.groupVersion),
         kind: r.kind,
         plural: r.name,
         singular: r.singularName || r.kind.toLowerCase(),

@@ -1,5 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { kindKey, type ApiKind } from '../apis/index.js';
 import type { EngineMetrics } from '../metrics/index.js';
 import type { Discovery, KubeClient, KubeObject, ResourceInfo } from '../kube/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
@@ -40,6 +41,7 @@ export interface InformerLease<T extends KubeObject = KubeObject> {
 }
 
 interface Entry {
+  kind: ApiKind;
   refs: number;
   started: Promise<{ informer: Informer; resource: ResourceInfo }>;
 }
@@ -60,10 +62,10 @@ export class InformerRegistry implements Lifecycle {
   }
 
   async acquire<T extends KubeObject = KubeObject>(apiVersion: string, kind: string): Promise<InformerLease<T>> {
-    const key = `${apiVersion}/${kind}`;
+    const key = kindKey({ apiVersion, kind });
     let entry = this.entries.get(key);
     if (!entry) {
-      entry = { refs: 0, started: this.startInformer(apiVersion, kind) };
+      entry = { kind: { apiVersion, kind }, refs: 0, started: this.startInformer(apiVersion, kind) };
       this.entries.set(key, entry);
     }
     entry.refs++;
@@ -104,10 +106,9 @@ export class InformerRegistry implements Lifecycle {
     const entries = [...this.entries];
     this.entries.clear();
     await Promise.all(
-      entries.map(async ([key, entry]) => {
+      entries.map(async ([, entry]) => {
         const started = await entry.started.catch(() => undefined);
-        const slash = key.lastIndexOf('/');
-        if (started) await this.stopInformer(started.informer, key.slice(0, slash), key.slice(slash + 1));
+        if (started) await this.stopInformer(started.informer, entry.kind.apiVersion, entry.kind.kind);
       }),
     );
   }
