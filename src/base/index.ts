@@ -2,7 +2,17 @@
 // map, one backoff policy, one error-to-message helper, a min-heap, the nesting bound of every object the engine
 // walks. It imports nothing from the rest of compositor.
 export { backoffDelay, type Backoff } from './backoff.js';
-export { dateOf, MAX_TIMER_DELAY_MS, monotonicClock, sleep, systemClock, type Clock, type Timer } from './clock.js';
+export {
+  dateOf,
+  MAX_TIMER_DELAY_MS,
+  monotonicClock,
+  repeat,
+  sleepOn,
+  systemClock,
+  waitAtMost,
+  type Clock,
+  type Timer,
+} from './clock.js';
 export { approximateSize, assertNesting, deeperThan, MAX_NESTING_DEPTH, NestingDepthError } from './nesting.js';
 export { errorMessage } from './errors.js';
 export { LruMap, type LruMapOptions } from './lru.js';

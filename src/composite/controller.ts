@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { distinctKinds, kindKey, type ApiKind } from '../apis/index.js';
-import { errorMessage } from '../base/index.js';
+import { errorMessage, systemClock, waitAtMost, type Clock } from '../base/index.js';
 import { OwnWrites, TokenBucketBreaker, type BreakerSettings, type Transition } from '../circuitbreaker/index.js';
 import {
   describe,
@@ -15,7 +15,7 @@ import { isConflict, type Discovery, type EventSink, type KubeClient, type KubeO
 import type { Lifecycle } from '../lifecycle/index.js';
 import type { Metrics } from '../metrics/index.js';
 import { ReconcileQueue, type ReconcileLimiter } from '../queue/index.js';
-import { objectKey, waitAtMost, type InformerLease, type InformerRegistry, type ObjectStore } from '../watch/index.js';
+import { objectKey, type InformerLease, type InformerRegistry, type ObjectStore } from '../watch/index.js';
 import { adoptMachinery } from './adoptMachinery.js';
 import type { ComposedCache } from './composedCache.js';
 import { CompositeEventPipeline } from './eventPipeline.js';
@@ -67,6 +67,8 @@ export interface CompositeControllerOptions {
   settings: CompositeControllerSettings;
   /** --shard-index/--shard-count: whether this replica owns an XR; undefined owns every XR. */
   owns?: (xr: KubeObject) => boolean;
+  /** Reconcile times, the stuck-XR gauge and the bound on the warm start; the system clock unless given. */
+  clock?: Clock;
 }
 
 const COMPOSITION = { apiVersion: 'apiextensions.crossplane.io/v1', kind: 'Composition' };
@@ -78,6 +80,7 @@ const NAMESPACE = { apiVersion: 'v1', kind: 'Namespace' };
  */
 export class CompositeController implements Lifecycle {
   private readonly ownWrites = new OwnWrites();
+  private readonly clock: Clock;
   private readonly breaker: TokenBucketBreaker;
   private readonly queue: ReconcileQueue;
   private readonly pipeline: CompositeEventPipeline;
@@ -95,6 +98,7 @@ export class CompositeController implements Lifecycle {
   private readonly stopping = new AbortController();
 
   constructor(private readonly options: CompositeControllerOptions) {
+    this.clock = options.clock ?? systemClock;
     const { name, metrics, logger, settings } = options;
     this.breaker = new TokenBucketBreaker({
       ...settings.breaker,
@@ -182,6 +186,7 @@ export class CompositeController implements Lifecycle {
       discovery: options.discovery,
       runner: options.runner,
       events: options.events,
+      clock: this.clock,
       breaker: this.breaker,
       ownWrites: this.ownWrites,
       timing: options.settings,
@@ -197,7 +202,7 @@ export class CompositeController implements Lifecycle {
     // Each replica reports its own shard's XRs, so the series of all replicas add up instead of counting N times.
     const owns = options.owns ?? ((): boolean => true);
     this.untrackStuck = options.metrics.composite.track(options.name, () =>
-      stuckSummary(xrs.list().filter(owns) as Xr[], Date.now(), 0),
+      stuckSummary(xrs.list().filter(owns) as Xr[], this.clock.now(), 0),
     );
   }
 
@@ -266,7 +271,7 @@ export class CompositeController implements Lifecycle {
         this.options.logger.warn({ kind: kindKey(kind), err: errorMessage(err) }, 'cannot watch a composed kind yet');
       });
     });
-    await waitAtMost(Promise.all(watches), WARM_START_LIMIT_MS);
+    await waitAtMost(this.clock, Promise.all(watches), WARM_START_LIMIT_MS);
   }
 
   private composedCache(): ComposedCache {

@@ -3,7 +3,6 @@ import {
   fullBucket,
   reconcileLimits,
   reserve,
-  sleep,
   systemClock,
   type TokenBucketRate,
   type TokenBucketState,
@@ -37,7 +36,7 @@ export class ClientRateLimiter implements RequestLimiter {
 
   async wait(signal?: AbortSignal): Promise<void> {
     const delayMs = reserve(this.bucket, this.rate, this.clock.now());
-    if (delayMs > 0) await sleep(this.clock, delayMs, signal);
+    if (delayMs > 0) await this.clock.sleep(delayMs, signal);
   }
 
   separate(): ClientRateLimiter {

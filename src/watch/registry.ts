@@ -6,7 +6,7 @@ import type { Discovery, KubeClient, KubeObject, ResourceInfo } from '../kube/in
 import type { Lifecycle } from '../lifecycle/index.js';
 import { Informer } from './informer.js';
 import { KubeListerWatcher, type ListerWatcher } from './listerWatcher.js';
-import type { InformerTimers } from './timers.js';
+import type { Clock } from '../base/index.js';
 
 export interface InformerRegistryOptions {
   client: KubeClient;
@@ -20,7 +20,8 @@ export interface InformerRegistryOptions {
    * client finds its own connection dead (KubeClient.onConnectionLost).
    */
   watchSilenceTimeoutMs?: number;
-  timers?: InformerTimers;
+  /** Every informer's clock; the monotonic clock unless given. */
+  clock?: Clock;
   /** Wraps the lister-watcher of each kind, so tests can force server behaviour (a stale resourceVersion). */
   wrapListerWatcher?: (listerWatcher: ListerWatcher, gvk: { apiVersion: string; kind: string }) => ListerWatcher;
   /** engine_watches_started_total / engine_watches_stopped_total. */
@@ -133,7 +134,7 @@ export class InformerRegistry implements Lifecycle {
       // The informer names itself in each line (informer: its name); binding that here too would repeat the key.
       logger,
       syncIntervalMs: this.options.syncIntervalMs,
-      timers: this.options.timers,
+      clock: this.options.clock,
       silenceTimeoutMs: this.options.watchSilenceTimeoutMs,
     });
     // Not waited for: the lease is handed out before the first list, whose objects its holder then sees as adds.
