@@ -2,7 +2,7 @@
 // overview, see diagnoseOverview.ts): reads the cluster and says why a resource is or is not reconciling. What it
 // reads is gathered here; what it concludes is in diagnosis.ts.
 import { groupOf } from '../apis/index.js';
-import { errorMessage } from '../base/index.js';
+import { dateOf, errorMessage, systemClock, type Clock } from '../base/index.js';
 import type { Condition } from '../controller/index.js';
 import { Discovery, getIfExists, KubeClient, loadKubeConfig } from '../kube/index.js';
 import { LEASE_NAME } from '../manager/index.js';
@@ -205,11 +205,11 @@ async function report(client: KubeClient, options: DiagnoseOptions, now: Date): 
 export async function runDiagnose(
   options: DiagnoseOptions,
   output: Output,
-  now: () => Date = () => new Date(),
+  clock: Pick<Clock, 'now'> = systemClock,
 ): Promise<number> {
   try {
     const client = new KubeClient(loadKubeConfig({ path: options.kubeconfig }));
-    output.stdout(await report(client, options, now()));
+    output.stdout(await report(client, options, dateOf(clock)));
     return 0;
   } catch (err) {
     output.stderr(`compositor diagnose: ${errorMessage(err)}\n`);

@@ -10,7 +10,7 @@ import type { Subscription } from 'rxjs';
 import { chooseRuntime, DEFAULT_BUILTIN_POLICY, type BuiltinPolicy, type RuntimeChoice } from '../functions/index.js';
 import { CONTENT_TYPE, getIfExists, isNotFound, type EventSink, type KubeClient } from '../kube/index.js';
 import type { InformerLease, InformerRegistry } from '../watch/index.js';
-import { errorMessage } from '../base/index.js';
+import { dateOf, errorMessage, systemClock, type Clock, type Timer } from '../base/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
 import {
   conditionOf,
@@ -52,7 +52,8 @@ export interface FunctionPackageControllerOptions {
   resyncMs?: number;
   /** Between passes once every runtime is healthy. Default 1m. */
   idleResyncMs?: number;
-  now?: () => Date;
+  /** The resync timer and status times; the system clock unless given. */
+  clock?: Clock;
 }
 
 /**
@@ -67,7 +68,7 @@ export class FunctionPackageController implements Lifecycle {
   readonly name = 'packages/function.pkg.crossplane.io';
   private readonly secrets: TlsSecrets;
   private readonly runtime: FunctionRuntime;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: Timer | undefined;
   private running: Promise<void> | undefined;
   private readonly abort = new AbortController();
   private lease: InformerLease | undefined;
@@ -79,7 +80,7 @@ export class FunctionPackageController implements Lifecycle {
 
   constructor(private readonly options: FunctionPackageControllerOptions) {
     this.secrets =
-      options.secrets ?? new TlsSecrets({ client: options.client, namespace: options.namespace, now: options.now });
+      options.secrets ?? new TlsSecrets({ client: options.client, namespace: options.namespace, clock: options.clock });
     this.runtime = new FunctionRuntime({ client: options.client, namespace: options.namespace, secrets: this.secrets });
   }
 
@@ -108,7 +109,7 @@ export class FunctionPackageController implements Lifecycle {
       this.again = true;
       return;
     }
-    clearTimeout(this.timer);
+    this.timer?.cancel();
     this.running = this.pass().finally(() => {
       this.running = undefined;
       if (!this.again) {
@@ -123,17 +124,17 @@ export class FunctionPackageController implements Lifecycle {
   /** Arms the resync timer: soon while a runtime is not healthy, rarely once all are. */
   private schedule(): void {
     this.running = undefined;
-    clearTimeout(this.timer);
+    this.timer?.cancel();
     if (this.abort.signal.aborted) return;
     const every = this.settled ? (this.options.idleResyncMs ?? 60_000) : (this.options.resyncMs ?? 5_000);
-    this.timer = setTimeout(() => {
+    this.timer = (this.options.clock ?? systemClock).setTimer(() => {
       this.kick();
     }, every);
   }
 
   /** Stops the passes; waits for one in flight until `deadline` aborts, then aborts its requests. */
   async stop(deadline: AbortSignal): Promise<void> {
-    clearTimeout(this.timer);
+    this.timer?.cancel();
     this.subscription?.unsubscribe();
     const onDeadline = (): void => {
       this.abort.abort();
@@ -399,7 +400,7 @@ export class FunctionPackageController implements Lifecycle {
   }
 
   private nowIso(): string {
-    return (this.options.now ?? (() => new Date()))()
+    return dateOf(this.options.clock ?? systemClock)
       .toISOString()
       .replace(/\.\d+Z$/, 'Z');
   }
