@@ -8,6 +8,7 @@ import { Discovery, getIfExists, KubeClient, loadKubeConfig } from '../kube/inde
 import { LEASE_NAME } from '../manager/index.js';
 import { diagnose, type ComposedFacts, type EventFacts, type Facts, type LeaseFacts } from './diagnosis.js';
 import { formatOverview, type Overview } from './diagnoseOverview.js';
+import { kubeconfigSource } from './environment.js';
 import type { Output } from './start.js';
 import { formatStuck, stuckXrs } from './stuckXrs.js';
 
@@ -208,7 +209,7 @@ export async function runDiagnose(
   clock: Pick<Clock, 'now'> = systemClock,
 ): Promise<number> {
   try {
-    const client = new KubeClient(loadKubeConfig({ path: options.kubeconfig }));
+    const client = new KubeClient(loadKubeConfig(kubeconfigSource(options.kubeconfig)));
     output.stdout(await report(client, options, dateOf(clock)));
     return 0;
   } catch (err) {

@@ -63,6 +63,7 @@ export function createEngine(options: EngineOptions): Engine {
     discovery,
     logger: log,
     syncIntervalMs: config.syncIntervalMs,
+    trimCache: config.cacheTrim,
     metrics: metrics.engine,
   });
   // Events get a request budget of their own, as controller-runtime's event recorder has its own REST client.

@@ -30,6 +30,8 @@ export interface InformerOptions<T extends KubeObject> {
    * WATCH_GRACE_MS, the earliest moment silence proves the connection dead (see watchDeadline.ts).
    */
   silenceTimeoutMs?: number;
+  /** False keeps metadata.managedFields in the cache (trim.ts); true unless given. */
+  trimCache?: boolean;
 }
 
 /**
@@ -189,7 +191,7 @@ export class Informer<T extends KubeObject = KubeObject> implements Lifecycle {
     this.relists++;
     const seen = new Set<string>();
     for (const listed of items) {
-      const object = trimForCache(listed);
+      const object = trimForCache(listed, this.options.trimCache ?? true);
       const key = objectKey(object);
       seen.add(key);
       const old = this.store.set(object);
@@ -284,7 +286,7 @@ export class Informer<T extends KubeObject = KubeObject> implements Lifecycle {
 
   /** Applies one raw watch event (not an ERROR) to the cache. */
   private apply(type: Exclude<RawEventType, 'ERROR'>, raw: unknown): void {
-    const object = trimForCache(raw as T);
+    const object = trimForCache(raw as T, this.options.trimCache ?? true);
     const rv = resourceVersionOf(object);
     if (rv !== undefined) this.resourceVersion = rv;
     if (type === 'BOOKMARK') return;

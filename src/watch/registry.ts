@@ -20,6 +20,8 @@ export interface InformerRegistryOptions {
    * client finds its own connection dead (KubeClient.onConnectionLost).
    */
   watchSilenceTimeoutMs?: number;
+  /** False keeps metadata.managedFields in every cache (a benchmark switch, see cli/environment.ts). */
+  trimCache?: boolean;
   /** Every informer's clock; the monotonic clock unless given. */
   clock?: Clock;
   /** Wraps the lister-watcher of each kind, so tests can force server behaviour (a stale resourceVersion). */
@@ -135,6 +137,7 @@ export class InformerRegistry implements Lifecycle {
       logger,
       syncIntervalMs: this.options.syncIntervalMs,
       clock: this.options.clock,
+      trimCache: this.options.trimCache,
       silenceTimeoutMs: this.options.watchSilenceTimeoutMs,
     });
     // Not waited for: the lease is handed out before the first list, whose objects its holder then sees as adds.
