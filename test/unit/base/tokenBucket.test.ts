@@ -3,7 +3,7 @@ import { expect } from 'chai';
 
 const rate = { perSecond: 2, burst: 10 };
 
-describe('queue/tokenBucket', () => {
+describe('base/tokenBucket', () => {
   it('starts full and allows exactly a burst at one instant', () => {
     const bucket = fullBucket(rate, 0);
     let taken = 0;
