@@ -15,6 +15,7 @@ export {
 } from './clock.js';
 export { approximateSize, assertNesting, deeperThan, MAX_NESTING_DEPTH, NestingDepthError } from './nesting.js';
 export { errorMessage } from './errors.js';
+export { Fifo } from './fifo.js';
 export { LruMap, type LruMapOptions } from './lru.js';
 export { ManualClock } from './manualClock.js';
 export { MinHeap, type HeapEntry } from './minHeap.js';
