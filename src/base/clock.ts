@@ -24,15 +24,16 @@ export interface Timer {
 }
 
 /**
- * A clock on Node timers. Timers are unref'd: a pending requeue or resync is not a reason to keep the process alive,
- * the manager's watches and servers are.
+ * A clock on Node timers. Timers and intervals are unref'd: a pending requeue or resync is not a reason to keep the
+ * process alive, the manager's watches and servers are. A sleep is, as node:timers/promises' setTimeout is: someone
+ * awaits it (a retry of a short-lived CLI command between its attempts), and the process must not exit under it.
  */
 function nodeClock(now: () => number): Clock {
   const clock: Clock = {
     now,
-    setTimer: unrefTimer,
+    setTimer: nodeTimer(false),
     setInterval: (callback, intervalMs) => repeat(clock, callback, intervalMs),
-    sleep: (ms, signal) => sleepOn(clock, ms, signal),
+    sleep: (ms, signal) => sleepOn({ setTimer: nodeTimer(true) }, ms, signal),
   };
   return clock;
 }
@@ -50,13 +51,15 @@ export const monotonicClock: Clock = nodeClock(() => performance.now());
  */
 export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
 
-function unrefTimer(callback: () => void, delayMs: number): Timer {
-  const handle = setTimeout(callback, Math.min(Math.max(0, delayMs), MAX_TIMER_DELAY_MS));
-  handle.unref();
-  return {
-    cancel: () => {
-      clearTimeout(handle);
-    },
+function nodeTimer(keepAlive: boolean): (callback: () => void, delayMs: number) => Timer {
+  return (callback, delayMs) => {
+    const handle = setTimeout(callback, Math.min(Math.max(0, delayMs), MAX_TIMER_DELAY_MS));
+    if (!keepAlive) handle.unref();
+    return {
+      cancel: () => {
+        clearTimeout(handle);
+      },
+    };
   };
 }
 
@@ -107,12 +110,12 @@ export function repeat(clock: Pick<Clock, 'setTimer'>, callback: () => void, int
 
 /** Waits for `work` or `ms` on `clock`, whichever comes first: a start that should not hang on what it only warms. */
 export async function waitAtMost(clock: Clock, work: Promise<unknown>, ms: number): Promise<void> {
-  let timer: Timer | undefined;
-  const bound = new Promise<void>((resolve) => (timer = clock.setTimer(resolve, ms)));
+  const done = new AbortController();
+  const bound = clock.sleep(ms, done.signal).catch(() => undefined);
   try {
     await Promise.race([work, bound]);
   } finally {
-    timer?.cancel();
+    done.abort();
   }
 }
 
