@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { kindKey } from '../apis/index.js';
 import {
   DELETION_ATTEMPT_ANNOTATION,
   describe,
@@ -232,7 +233,7 @@ export class ComposedClient implements ComposedResources {
     const info = await discovery.resolve(ref.apiVersion, ref.kind);
     if (xrType.namespaced && !info.namespaced) return undefined;
     const namespace = xrType.namespaced ? xr.metadata.namespace : ref.namespace;
-    const store = live.has(`${ref.apiVersion}/${ref.kind}`) ? undefined : composed.store(ref.apiVersion, ref.kind);
+    const store = live.has(kindKey(ref)) ? undefined : composed.store(ref.apiVersion, ref.kind);
     if (store) return store.get(info.namespaced && namespace ? `${namespace}/${ref.name}` : ref.name);
     composed.readBeforeSync(ref.apiVersion, ref.kind, objectKey(xr));
     const path = await discovery.path(ref.apiVersion, ref.kind, ref.name, namespace);

@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
 import type { CustomResourceDefinition } from '../apis/index.js';
-import { errorMessage } from '../base/index.js';
+import { dateOf, errorMessage, systemClock, waitAtMost, type Clock } from '../base/index.js';
 import { sameCondition, StatusDraft, type ConditionInput } from '../controller/index.js';
 import { getIfExists, isEstablished, isNotFound, type EventSink, type KubeClient } from '../kube/index.js';
 import type { Metrics } from '../metrics/index.js';
 import type { ReconcileLimiter, ReconcileQueue, ReconcileResult } from '../queue/index.js';
-import { waitAtMost, type InformerLease, type InformerRegistry } from '../watch/index.js';
+import type { InformerLease, InformerRegistry } from '../watch/index.js';
 import {
   AGGREGATE_TO_COMPOSITOR_LABEL,
   applyCompositeRole,
@@ -68,7 +68,8 @@ export interface DefinitionControllerOptions {
   stopDeadlineMs?: number;
   /** --manage-composite-rbac: grant compositor its rights on each XR kind through an aggregated ClusterRole. */
   manageCompositeRbac?: boolean;
-  now?: () => Date;
+  /** Condition times and the bound on the first pass; the system clock unless given. */
+  clock?: Clock;
 }
 
 /**
@@ -83,12 +84,14 @@ export class DefinitionController implements Lifecycle {
   private readonly running: RunningControllers;
   private readonly writer: XrdWriter;
   private lease: InformerLease | undefined;
+  private readonly clock: Clock;
   private readonly now: () => Date;
   /** Until start() resolves: marks an XRD cached at start as reconciled once. */
   private firstPassDone: ((key: string) => void) | undefined;
 
   constructor(private readonly options: DefinitionControllerOptions) {
-    this.now = options.now ?? (() => new Date());
+    this.clock = options.clock ?? systemClock;
+    this.now = () => dateOf(this.clock);
     this.writer = new XrdWriter(options.client, options.events);
     this.queue = xrdQueue({
       name: CONTROLLER_NAME,
@@ -127,7 +130,7 @@ export class DefinitionController implements Lifecycle {
       if (firstPass.size === 0) resolve();
     });
     await this.queue.start();
-    await waitAtMost(done, FIRST_PASS_LIMIT_MS);
+    await waitAtMost(this.clock, done, FIRST_PASS_LIMIT_MS);
     this.firstPassDone = undefined;
   }
 

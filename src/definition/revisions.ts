@@ -1,7 +1,7 @@
 import type { OwnerReference } from '../apis/index.js';
 import { map, merge, mergeMap, tap, type Subscription } from 'rxjs';
 import type { Logger } from 'pino';
-import { errorMessage, type Clock } from '../base/index.js';
+import { dateOf, errorMessage, systemClock, type Clock } from '../base/index.js';
 import { OwnWrites } from '../circuitbreaker/index.js';
 import { sameCondition, setConditions, type Condition } from '../controller/index.js';
 import {
@@ -121,8 +121,7 @@ export interface CompositionRevisionControllerOptions {
   /** --max-composition-revisions: revisions kept per Composition besides referenced ones; undefined keeps all. */
   maxRevisions?: number;
   workers?: number;
-  now?: () => Date;
-  /** Bounds the wait for a write's echo (CACHE_WAIT_MS); the system clock unless given. */
+  /** Condition times and the bound on the wait for a write's echo (CACHE_WAIT_MS); the system clock unless given. */
   clock?: Clock;
 }
 
@@ -149,7 +148,7 @@ export class CompositionRevisionController implements Lifecycle {
   private readonly discovery: Discovery;
 
   constructor(private readonly options: CompositionRevisionControllerOptions) {
-    this.now = options.now ?? (() => new Date());
+    this.now = () => dateOf(options.clock ?? systemClock);
     this.discovery = new Discovery(options.client);
     this.queue = new ReconcileQueue({
       name: CONTROLLER_NAME,

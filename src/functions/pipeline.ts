@@ -67,6 +67,8 @@ export interface PipelineOutput {
   ttlMs: number | undefined;
   /** What each step required on its last call, for watches and for seeding the next reconcile. */
   requirements: Record<string, Requirements>;
+  /** The `output` of each step that returned one, in step order (an Operation records them in its status). */
+  outputs: { step: string; output: JsonObject }[];
   /** The dependencies the steps declared, accumulated; absent unless `ordering` is on. */
   dependencies?: Dependency[];
 }
@@ -181,6 +183,7 @@ export async function runPipeline(input: PipelineInput, deps: PipelineDeps): Pro
     conditions: [],
     ttlMs: undefined,
     requirements: {},
+    outputs: [],
   };
   if (input.ordering === true) out.dependencies = [];
   for (const step of input.steps) {
@@ -190,7 +193,9 @@ export async function runPipeline(input: PipelineInput, deps: PipelineDeps): Pro
     if (timeoutMs !== undefined) call.timeoutMs = timeoutMs;
     if (step.requirements !== undefined) call.bootstrap = step.requirements;
     if (deps.signal) call.signal = deps.signal;
-    absorb(out, step.step, await deps.runner.run(call), input.observed);
+    const rsp = await deps.runner.run(call);
+    absorb(out, step.step, rsp, input.observed);
+    if (rsp.output !== undefined) out.outputs.push({ step: step.step, output: rsp.output });
   }
   return out;
 }

@@ -10,7 +10,7 @@ export {
   type Verb,
 } from './client.js';
 export { compositorUserAgent, FIELD_MANAGERS, userAgent, withUserAgent } from './identity.js';
-export { DEFAULT_REQUEST_TIMEOUT_MS, RequestTimeoutError, type SetTimer } from './requestDeadline.js';
+export { DEFAULT_REQUEST_TIMEOUT_MS, RequestTimeoutError } from './requestDeadline.js';
 export { ApiError, isAlreadyExists, isConflict, isNotFound, serverMessage } from './errors.js';
 export { getIfExists } from './getIfExists.js';
 export {

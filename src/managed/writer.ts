@@ -1,5 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { backoffDelay, type Backoff } from '../base/index.js';
+import { backoffDelay, systemClock, type Backoff, type Clock } from '../base/index.js';
 import type { OwnWrites } from '../circuitbreaker/index.js';
 import {
   ApiError,
@@ -32,6 +31,8 @@ export class ManagedWriter {
     private readonly client: KubeClient,
     private readonly resource: ResourceInfo,
     private readonly ownWrites: OwnWrites,
+    /** The pause between retries of critical annotations. */
+    private readonly clock: Clock = systemClock,
   ) {}
 
   path(mr: ManagedResource): string {
@@ -99,7 +100,7 @@ export class ManagedWriter {
         return await this.patchMetadata(mr, { annotations }, signal);
       } catch (err) {
         if (attempt >= CRITICAL_RETRY_STEPS || isNotFound(err) || signal.aborted) throw err;
-        await sleep(backoffDelay(CRITICAL_RETRY, attempt), undefined, { signal }).catch(() => undefined);
+        await this.clock.sleep(backoffDelay(CRITICAL_RETRY, attempt), signal).catch(() => undefined);
       }
     }
   }

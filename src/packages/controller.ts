@@ -17,7 +17,7 @@ import {
   type KubeClient,
 } from '../kube/index.js';
 import type { InformerLease, InformerRegistry } from '../watch/index.js';
-import { errorMessage } from '../base/index.js';
+import { dateOf, errorMessage, systemClock, type Clock, type Timer } from '../base/index.js';
 import { sameConditions, setConditions, type ConditionTime } from '../controller/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
 import { conditionOf, health, installed, packageHealth, runtime, RUNTIME } from './conditions.js';
@@ -51,7 +51,8 @@ export interface FunctionPackageControllerOptions {
   resyncMs?: number;
   /** Between passes once every runtime is healthy. Default 1m. */
   idleResyncMs?: number;
-  now?: () => Date;
+  /** The resync timer and status times; the system clock unless given. */
+  clock?: Clock;
 }
 
 /**
@@ -66,7 +67,7 @@ export class FunctionPackageController implements Lifecycle {
   readonly name = 'packages/function.pkg.crossplane.io';
   private readonly secrets: TlsSecrets;
   private readonly runtime: FunctionRuntime;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: Timer | undefined;
   private running: Promise<void> | undefined;
   private readonly abort = new AbortController();
   private lease: InformerLease | undefined;
@@ -78,7 +79,7 @@ export class FunctionPackageController implements Lifecycle {
 
   constructor(private readonly options: FunctionPackageControllerOptions) {
     this.secrets =
-      options.secrets ?? new TlsSecrets({ client: options.client, namespace: options.namespace, now: options.now });
+      options.secrets ?? new TlsSecrets({ client: options.client, namespace: options.namespace, clock: options.clock });
     this.runtime = new FunctionRuntime({ client: options.client, namespace: options.namespace, secrets: this.secrets });
   }
 
@@ -107,7 +108,7 @@ export class FunctionPackageController implements Lifecycle {
       this.again = true;
       return;
     }
-    clearTimeout(this.timer);
+    this.timer?.cancel();
     this.running = this.pass().finally(() => {
       this.running = undefined;
       if (!this.again) {
@@ -122,17 +123,17 @@ export class FunctionPackageController implements Lifecycle {
   /** Arms the resync timer: soon while a runtime is not healthy, rarely once all are. */
   private schedule(): void {
     this.running = undefined;
-    clearTimeout(this.timer);
+    this.timer?.cancel();
     if (this.abort.signal.aborted) return;
     const every = this.settled ? (this.options.idleResyncMs ?? 60_000) : (this.options.resyncMs ?? 5_000);
-    this.timer = setTimeout(() => {
+    this.timer = (this.options.clock ?? systemClock).setTimer(() => {
       this.kick();
     }, every);
   }
 
   /** Stops the passes; waits for one in flight until `deadline` aborts, then aborts its requests. */
   async stop(deadline: AbortSignal): Promise<void> {
-    clearTimeout(this.timer);
+    this.timer?.cancel();
     this.subscription?.unsubscribe();
     const onDeadline = (): void => {
       this.abort.abort();
@@ -376,7 +377,8 @@ export class FunctionPackageController implements Lifecycle {
 
   /** Package conditions are written in whole seconds, as Crossplane's. */
   private conditionTime(): ConditionTime {
-    return { now: this.options.now ?? ((): Date => new Date()), precision: 'seconds' };
+    const clock = this.options.clock ?? systemClock;
+    return { now: () => dateOf(clock), precision: 'seconds' };
   }
 }
 

@@ -14,7 +14,6 @@ export {
 } from './listerWatcher.js';
 export { Informer, type InformerOptions } from './informer.js';
 export { InformerRegistry, type InformerLease, type InformerRegistryOptions } from './registry.js';
-export { INFORMER_BACKOFF, realTimers, waitAtMost, type InformerTimers } from './timers.js';
 export {
   SHORT_WATCH_MS,
   SilenceWatchdog,
