@@ -1,6 +1,6 @@
 import { distinctKinds } from '../apis/index.js';
 import { isApplied, type StatusDraft, type Xr, type XrType } from '../controller/index.js';
-import type { PipelineOutput } from '../functions/index.js';
+import type { PipelineOutput, Resources } from '../functions/index.js';
 import type { Discovery, EventInput, EventSink } from '../kube/index.js';
 import type { ComposedObject } from './composed.js';
 import type { ComposedCache } from './composedCache.js';
@@ -10,6 +10,8 @@ import { defaultSecretRef } from './connection.js';
 import { refOf, renderDesired } from './desired.js';
 import { sortedResourceRefs } from './fieldOwners.js';
 import type { CompositionPipeline } from './functionPipeline.js';
+import { collectable, planEvents, plannedRefs, planPass } from './ordered.js';
+import type { ComposePlan, Hold } from './ordering/index.js';
 import type { RequiredWatch } from './requiredResources.js';
 import type { ResultPublisher } from './resultPublisher.js';
 import type { RevisionObject } from './selection.js';
@@ -40,6 +42,10 @@ export interface Composed {
   /** What those writes returned, for those whose echo is tracked: the next look waits for their echoes. */
   written: ComposedObject[];
   readyOverride: 'READY_TRUE' | 'READY_FALSE' | undefined;
+  /** With ordering: desired resources the graph holds back from creation, and what each waits on. */
+  waiting: Hold[];
+  /** With ordering: resources the graph and desired state hold back for good (docs/ordering.md). */
+  deadlocked: Hold[];
 }
 
 /** One run of the pipeline and the desired resources it rendered. */
@@ -47,6 +53,8 @@ interface Pass {
   out: PipelineOutput;
   desired: DesiredResource[];
   required: RequiredWatch[];
+  /** What each requirement name was last sent, for ordering's edges to required resources. */
+  sent: Map<string, Resources>;
 }
 
 export interface ComposerOptions {
@@ -57,6 +65,8 @@ export interface ComposerOptions {
   events: EventSink;
   /** resourceRefs an XR may list (--max-composed-resources); 0 means no limit. */
   maxComposedResources: number;
+  /** --enable-composed-resource-ordering: create, delete and reference as the declared graph allows. */
+  ordering?: boolean;
 }
 
 /**
@@ -87,13 +97,14 @@ export class Composer {
       throw err;
     });
 
-    await steps.resources.collectGarbage(xr, observed, first.desired, signal);
+    const { plan, collect, refs, toApply } = this.writes(first, observed, machinery.resourceRefs ?? []);
+    await steps.resources.collectGarbage(xr, collect, first.desired, signal);
     // The refs are stored before any composed resource is created, so a crash never leaves an untracked resource.
-    const refs = sortedResourceRefs(first.desired.map(({ object }) => refOf(object, xrType)));
     await steps.writer.applyMachinery(xr, { ...selected.machinery, resourceRefs: refs }, signal);
     await this.watchKinds(key, refs, first.required);
-    const applied = await steps.resources.apply(xr, first.desired, observed, signal);
+    const applied = await steps.resources.apply(xr, toApply, observed, signal);
     await this.publish(xr, status, first.out, signal);
+    if (plan) this.report(xr, plan, observed, first.desired);
 
     const settling =
       applied.wrote && applied.unsynced.length === 0
@@ -105,7 +116,44 @@ export class Composer {
       const details = last.out.desired.composite?.connectionDetails;
       await steps.publisher.publishConnectionDetails(xr, details, { status, signal });
     }
-    return outcome(last, applied, settling !== undefined);
+    return outcome(last, applied, settling !== undefined, plan && heldOf(plan, first.desired));
+  }
+
+  /**
+   * What this pass collects, references and applies: everything desired, or with ordering what the declared graph
+   * allows now (ordered.ts). Throws on a cycle: nothing is written.
+   */
+  private writes(
+    first: Pass,
+    observed: ReadonlyMap<string, ComposedObject>,
+    stored: readonly ResourceRef[],
+  ): {
+    plan: ComposePlan | undefined;
+    collect: ReadonlyMap<string, ComposedObject>;
+    refs: ResourceRef[];
+    toApply: readonly DesiredResource[];
+  } {
+    const { xrType } = this.options;
+    if (this.options.ordering !== true) {
+      const refs = sortedResourceRefs(first.desired.map(({ object }) => refOf(object, xrType)));
+      return { plan: undefined, collect: observed, refs, toApply: first.desired };
+    }
+    const plan = planPass(first, observed, stored);
+    return {
+      plan,
+      collect: collectable(observed, plan, first.desired),
+      refs: plannedRefs(first.desired, observed, plan, xrType),
+      toApply: first.desired.filter((d) => plan.apply.has(d.name)),
+    };
+  }
+
+  private report(
+    xr: Xr,
+    plan: ComposePlan,
+    observed: ReadonlyMap<string, ComposedObject>,
+    desired: readonly DesiredResource[],
+  ): void {
+    for (const event of planEvents(plan, observed, desired)) this.options.events.event(xr, event);
   }
 
   /**
@@ -132,12 +180,17 @@ export class Composer {
   ): Promise<Pass> {
     const { steps, xrType, discovery } = this.options;
     const required: RequiredWatch[] = [];
-    const out = await steps.pipeline.run(xr, revision, observed, { signal, required });
+    const sent = new Map<string, Resources>();
+    const out = await steps.pipeline.run(xr, revision, observed, {
+      signal,
+      required,
+      ...(this.options.ordering === true ? { sent } : {}),
+    });
     const warn = (event: EventInput): void => {
       this.options.events.event(xr, event);
     };
     const desired = await renderDesired({ discovery, xrType, warn }, xr, out.desired, observed);
-    return { out, desired, required };
+    return { out, desired, required, sent };
   }
 
   /** The XR's desired status, the pipeline's conditions and its events. */
@@ -186,7 +239,21 @@ export class Composer {
 }
 
 /** What the compose pass reports, from its last pipeline run and the applies. */
-function outcome(last: Pass, applied: Applied, settled: boolean): Composed {
+/** What the plan held back: creations still waiting, and contradictions on either side. */
+function heldOf(plan: ComposePlan, desired: readonly DesiredResource[]): Pick<Composed, 'waiting' | 'deadlocked'> {
+  const wanted = new Set(desired.map((d) => d.name));
+  return {
+    waiting: plan.held.filter((h) => !h.deadlocked && wanted.has(h.resource)),
+    deadlocked: plan.held.filter((h) => h.deadlocked),
+  };
+}
+
+function outcome(
+  last: Pass,
+  applied: Applied,
+  settled: boolean,
+  held: Pick<Composed, 'waiting' | 'deadlocked'> = { waiting: [], deadlocked: [] },
+): Composed {
   const ready = last.out.desired.composite?.ready;
   return {
     ttlMs: last.out.ttlMs,
@@ -196,6 +263,7 @@ function outcome(last: Pass, applied: Applied, settled: boolean): Composed {
     settled,
     written: applied.written,
     readyOverride: ready === 'READY_TRUE' || ready === 'READY_FALSE' ? ready : undefined,
+    ...held,
   };
 }
 

@@ -7,6 +7,7 @@ import {
   type JsonObject,
   type PipelineOutput,
   type Resource,
+  type Resources,
   type State,
 } from '../functions/index.js';
 import { getIfExists, type Discovery, type KubeClient } from '../kube/index.js';
@@ -19,14 +20,21 @@ import type { RevisionObject } from './selection.js';
 export interface CompositionPipeline {
   /**
    * The pipeline's output for the XR and its observed composed resources. Every required resource a function read
-   * is pushed to `required`, so the controller watches it.
+   * is pushed to `required`, so the controller watches it; with `sent`, what each requirement name was last sent
+   * (every step's, merged) is put there, for ordering's edges to required resources.
    */
   run(
     xr: Xr,
     revision: RevisionObject,
     observed: ReadonlyMap<string, ComposedObject>,
-    context: { signal: AbortSignal; required: RequiredWatch[] },
+    context: RunContext,
   ): Promise<PipelineOutput>;
+}
+
+export interface RunContext {
+  signal: AbortSignal;
+  required: RequiredWatch[];
+  sent?: Map<string, Resources>;
 }
 
 export interface FunctionPipelineOptions {
@@ -34,6 +42,29 @@ export interface FunctionPipelineOptions {
   discovery: Discovery;
   /** The function runner stack without the requirements loop, which is per XR (its namespace). */
   runner: FunctionRunner;
+  /** --enable-composed-resource-ordering: the steps are sent, and may return, dependencies. */
+  ordering?: boolean;
+}
+
+/**
+ * Notes what each call was sent under each requirement name, the last call's winning per step and every step's
+ * merged: an edge to a required resource may name a requirement any step declared (upstream unions them, so an edge
+ * waits for everything either step matched).
+ */
+function recording(inner: FunctionRunner, sent: Map<string, Resources>): FunctionRunner {
+  const perStep = new Map<string, Record<string, Resources>>();
+  return {
+    run: async (call) => {
+      perStep.set(call.step ?? call.functionName, call.request.requiredResources ?? {});
+      sent.clear();
+      for (const resources of perStep.values()) {
+        for (const [name, r] of Object.entries(resources)) {
+          sent.set(name, { items: [...(sent.get(name)?.items ?? []), ...(r.items ?? [])] });
+        }
+      }
+      return inner.run(call);
+    },
+  };
 }
 
 /**
@@ -47,7 +78,7 @@ export class FunctionPipeline implements CompositionPipeline {
     xr: Xr,
     revision: RevisionObject,
     observed: ReadonlyMap<string, ComposedObject>,
-    { signal, required }: { signal: AbortSignal; required: RequiredWatch[] },
+    { signal, required, sent }: RunContext,
   ): Promise<PipelineOutput> {
     const { client, discovery } = this.options;
     // The API server accepts objects far deeper than the engine walks recursively (encoding, digests, comparison).
@@ -71,10 +102,11 @@ export class FunctionPipeline implements CompositionPipeline {
       signal,
       record: (watch) => required.push(watch),
     });
+    const inner = sent === undefined ? this.options.runner : recording(this.options.runner, sent);
     return runPipeline(
-      { steps: revision.spec?.pipeline ?? [], observed: state },
+      { steps: revision.spec?.pipeline ?? [], observed: state, ordering: this.options.ordering === true },
       {
-        runner: new RequirementsRunner(this.options.runner, fetcher),
+        runner: new RequirementsRunner(inner, fetcher),
         getSecret: (namespace, name) => this.getSecret(namespace, name, signal),
         signal,
       },

@@ -43,10 +43,14 @@ import { ComposedClient } from './composedClient.js';
 import { CachedCompositionSelector } from './compositionSelector.js';
 import { Composer, type Composed, type CompositeSteps } from './compose.js';
 import { FunctionPipeline } from './functionPipeline.js';
+import { teardownStep } from './ordered.js';
+import { waitingMessage } from './ordering/index.js';
 import { ApiResultPublisher, composedResourceEvents } from './resultPublisher.js';
 import { RevisionPendingError, SelectionError, type XrdDefaults } from './selection.js';
 import { machineryOf } from './xr.js';
 import { ApiXrWriter } from './xrWriter.js';
+
+const DELETING = { type: 'Ready', status: 'False', reason: 'Deleting' } as const;
 
 /** How often an XR being deleted looks again at composed resources still on their way out. */
 const DELETION_RECHECK_MS = 2_000;
@@ -89,6 +93,11 @@ export interface CompositeReconcilerOptions {
    * means no limit.
    */
   maxComposedResources?: number;
+  /**
+   * --enable-composed-resource-ordering (alpha): the pipeline's dependencies decide what is created, deleted and
+   * referenced when, and an XR being deleted is torn down in order from its resourceRefs (docs/ordering.md).
+   */
+  ordering?: boolean;
   logger: Logger;
   /** Transition and publishing times; the system clock unless given. */
   clock?: Pick<Clock, 'now'>;
@@ -123,7 +132,15 @@ export class CompositeReconciler {
     this.steps = defaultSteps(options, this.now, this.random);
     const { xrType, composed, discovery, events } = options;
     const maxComposedResources = options.maxComposedResources ?? DEFAULT_MAX_COMPOSED_RESOURCES;
-    this.composer = new Composer({ steps: this.steps, xrType, composed, discovery, events, maxComposedResources });
+    this.composer = new Composer({
+      steps: this.steps,
+      xrType,
+      composed,
+      discovery,
+      events,
+      maxComposedResources,
+      ordering: options.ordering === true,
+    });
   }
 
   readonly reconcile = async (key: string, signal: AbortSignal): Promise<ReconcileResult> => {
@@ -175,8 +192,10 @@ export class CompositeReconciler {
   ): Promise<ReconcileResult> {
     // The machinery apply may have moved the generation: the conditions say they observed the one written.
     status.observeGeneration(xr.metadata.generation);
-    if (composed.unsynced.length > 0) {
-      status.setCondition(reconcileError(unsyncedMessage(composed.unsynced)));
+    // A contradiction between the graph and desired state is reported as unsynced, as upstream's prototype does.
+    const unsynced = [...composed.unsynced, ...composed.deadlocked.map((h) => h.resource)];
+    if (unsynced.length > 0) {
+      status.setCondition(reconcileError(unsyncedMessage(unsynced)));
     } else {
       status.setCondition(RECONCILE_SUCCESS);
     }
@@ -184,7 +203,7 @@ export class CompositeReconciler {
       composed.readyOverride === undefined ? composed.unready.length === 0 : composed.readyOverride === 'READY_TRUE';
     if (ready) status.setCondition({ type: 'Ready', status: 'True', reason: 'Available' });
     else {
-      const message = composed.readyOverride === undefined ? unreadyMessage(composed.unready) : undefined;
+      const message = composed.readyOverride === undefined ? notReadyMessage(composed) : undefined;
       status.setCondition({ type: 'Ready', status: 'False', reason: 'Creating', ...(message ? { message } : {}) });
     }
     composedResourceEvents(composed.unsynced, composed.unready).forEach((event) => {
@@ -276,15 +295,25 @@ export class CompositeReconciler {
    */
   private async delete(key: string, xr: Xr, status: StatusDraft, signal: AbortSignal): Promise<ReconcileResult> {
     const { resources, writer } = this.steps;
-    status.setCondition({ type: 'Ready', status: 'False', reason: 'Deleting' });
+    status.setCondition(DELETING);
     const refs = machineryOf(xr, this.options.xrType.legacy).resourceRefs ?? [];
     const observed = await resources.observe(xr, refs);
     const ours = [...observed].filter(([, object]) => controllerOf(object)?.uid === xr.metadata.uid);
-    await resources.delete(
-      xr,
-      ours.filter(([, object]) => !object.metadata.deletionTimestamp),
-      signal,
-    );
+    if (this.options.ordering === true) {
+      const step = teardownStep(refs, ours);
+      step.events.forEach((event) => {
+        this.options.events.event(xr, event);
+      });
+      if (step.message !== undefined) status.setCondition({ ...DELETING, message: step.message });
+      if (step.refused !== undefined) status.setCondition(reconcileError(step.refused));
+      await resources.delete(xr, step.doomed, signal);
+    } else {
+      await resources.delete(
+        xr,
+        ours.filter(([, object]) => !object.metadata.deletionTimestamp),
+        signal,
+      );
+    }
     if (ours.length > 0) {
       await writer.writeStatus(xr, status, signal);
       return { requeueAfterMs: DELETION_RECHECK_MS };
@@ -304,6 +333,18 @@ export class CompositeReconciler {
   }
 }
 
+/**
+ * Ready's message when not Ready: the unready resources, then, with ordering, what waits on what ("Unready
+ * resources: cluster; app waits on release; release waits on cluster"). A resource waiting is not listed twice.
+ */
+function notReadyMessage(composed: Composed): string {
+  if (composed.waiting.length === 0) return unreadyMessage(composed.unready);
+  const waiting = new Set(composed.waiting.map((h) => h.resource));
+  const unready = composed.unready.filter((name) => !waiting.has(name));
+  const lines = waitingMessage(composed.waiting);
+  return unready.length === 0 ? lines : `${unreadyMessage(unready)}; ${lines}`;
+}
+
 /** The steps of a running controller, each talking to the API server through the options' client; or the given. */
 function defaultSteps(options: CompositeReconcilerOptions, now: () => Date, random: () => number): CompositeSteps {
   const { client, discovery, ownWrites, xrType, events, logger, steps = {} } = options;
@@ -321,7 +362,9 @@ function defaultSteps(options: CompositeReconcilerOptions, now: () => Date, rand
         writer,
         random,
       }),
-    pipeline: steps.pipeline ?? new FunctionPipeline({ client, discovery, runner: options.runner }),
+    pipeline:
+      steps.pipeline ??
+      new FunctionPipeline({ client, discovery, runner: options.runner, ordering: options.ordering === true }),
     resources:
       steps.resources ??
       new ComposedClient({

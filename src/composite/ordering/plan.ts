@@ -24,6 +24,12 @@ export interface ComposePlanInput {
   requirements?: ReadonlySet<string>;
   /** What each requirement matched, and whether each counts as ready. */
   required?: ReadonlyMap<string, readonly RequiredMatch[]>;
+  /**
+   * The graph persisted in resourceRefs by earlier passes. Its edges from resources the pipeline no longer desires
+   * are kept, so garbage collection runs in order even when a function stops declaring a resource and its edges
+   * together; edges between desired resources are the pipeline's to retract.
+   */
+  persisted?: Graph;
 }
 
 export interface ComposePlan {
@@ -57,7 +63,11 @@ export function planCompose(input: ComposePlanInput): ComposePlan {
   for (const name of input.observed.keys()) {
     if (!states.has(name)) states.set(name, { desired: false, observed: true, ready: false });
   }
-  const { graph, pruned } = validateGraph(graphOf(input.dependencies), new Set(states.keys()), input.requirements);
+  const kept = (input.persisted?.edges ?? [])
+    .filter((e) => states.get(e.resource)?.desired !== true)
+    .map((e) => ({ resource: e.resource, composedResource: e.dependsOn }));
+  const declared = graphOf([...input.dependencies, ...kept]);
+  const { graph, pruned } = validateGraph(declared, new Set(states.keys()), input.requirements);
   const creates = gateCreates(graph, states, input.required);
   const undesired = [...input.observed.keys()].filter((name) => states.get(name)?.desired !== true);
   const deletes = gateDeletes(graph, states, undesired);

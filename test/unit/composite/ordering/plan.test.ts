@@ -42,6 +42,19 @@ describe('composite/ordering planCompose', () => {
     expect(plan.held.map((h) => h.reason)).to.deep.equal(['waits for subnet to be deleted']);
   });
 
+  it('keeps the persisted order for what the pipeline stopped desiring together with its edges', () => {
+    const persisted = graphOf([on('subnet', 'vpc'), on('app', 'subnet')]);
+    const plan = planCompose({
+      desired: [{ name: 'app', ready: true }],
+      observed: present('vpc', 'subnet', 'app'),
+      dependencies: [],
+      persisted,
+    });
+    // subnet -> vpc is kept (subnet is going); app -> subnet is the pipeline's to retract (app stays).
+    expect([...plan.deletable]).to.deep.equal(['subnet']);
+    expect(plan.held.map((h) => `${h.resource} ${h.reason}`)).to.deep.equal(['vpc waits for subnet to be deleted']);
+  });
+
   it('fails the pass on a cycle, so nothing is applied or deleted', () => {
     expect(() =>
       planCompose({
