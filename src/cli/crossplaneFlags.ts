@@ -25,6 +25,7 @@ export const SAME_NAME_FLAGS: readonly string[] = [
   'enable-realtime-compositions',
   'enable-function-response-cache',
   'enable-usages',
+  'enable-composed-resource-ordering',
   'xfn-cache-max-ttl',
 ];
 
@@ -131,11 +132,6 @@ export const IGNORED_FLAGS: readonly IgnoredFlagDefinition[] = [
     flags: '--enable-required-resource-watches',
     kind: 'boolean',
     reason: 'compositor always watches the resources functions require while realtime compositions are on',
-  },
-  {
-    flags: '--enable-composed-resource-ordering',
-    kind: 'boolean',
-    reason: 'compositor does not order composed resources by dependencies that functions declare',
   },
   {
     flags: '--xfn-cache-dir',

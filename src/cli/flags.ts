@@ -41,6 +41,7 @@ export interface StartConfig {
   maxCompositionRevisions: number;
   enableNopProvider: boolean;
   enableUsages: boolean;
+  enableComposedResourceOrdering: boolean;
   gracefulShutdownTimeoutMs: number;
   idleHeapCompaction: boolean;
   /** Crossplane flags given on the command line that mean nothing to compositor; each is logged once at start. */
@@ -349,6 +350,14 @@ export const START_FLAGS: readonly FlagDefinition[] = [
     default: 'true',
     description:
       'Serve Usages and ClusterUsages (protection.crossplane.io/v1beta1): label what they name crossplane.io/in-use and refuse its deletion with a ValidatingAdmissionPolicy (no webhook), deletion ordering and replayDeletion. As Crossplane v2, on by default.',
+  },
+  {
+    name: 'enable-composed-resource-ordering',
+    key: 'enableComposedResourceOrdering',
+    kind: 'boolean',
+    default: 'false',
+    description:
+      'Alpha, as Crossplane: create a composed resource once every resource functions say it depends on is Ready, and delete it (on garbage collection and XR deletion) once nothing depending on it remains, in reverse order from the graph kept in resourceRefs (docs/ordering.md).',
   },
   {
     name: 'max-composition-revisions',

@@ -41,6 +41,8 @@ export interface EngineConfig {
   enableNopProvider: boolean;
   /** --enable-usages: the Usage controller and its admission policy (shard 0). */
   enableUsages: boolean;
+  /** --enable-composed-resource-ordering (alpha): composite controllers order by the graph functions declare. */
+  enableComposedResourceOrdering: boolean;
   /** How long a composite controller restarted for a changed XRD may finish its in-flight reconciles. */
   gracefulShutdownTimeoutMs: number;
 }

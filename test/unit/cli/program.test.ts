@@ -92,6 +92,7 @@ describe('cli/program', () => {
       maxCompositionRevisions: 10,
       enableNopProvider: false,
       enableUsages: true,
+      enableComposedResourceOrdering: false,
       gracefulShutdownTimeoutMs: 30_000,
       idleHeapCompaction: true,
       ignoredFlags: [],
@@ -216,6 +217,10 @@ describe('cli/program', () => {
       want: { maxCompositionRevisions: 3 },
     },
     '--enable-nop-provider': { args: ['--enable-nop-provider'], want: { enableNopProvider: true } },
+    '--enable-composed-resource-ordering': {
+      args: ['--enable-composed-resource-ordering'],
+      want: { enableComposedResourceOrdering: true },
+    },
     '--enable-usages=false': { args: ['--enable-usages=false'], want: { enableUsages: false } },
     '--graceful-shutdown-timeout': {
       args: ['--graceful-shutdown-timeout=5s'],
