@@ -47,6 +47,8 @@ export interface CompositeControllerSettings extends PollIntervalFlags {
   maxConcurrentApplies?: number;
   /** --max-composed-resources: resourceRefs one XR may list (default 1000, 0 no limit). */
   maxComposedResources?: number;
+  /** --enable-composed-resource-ordering (alpha): order creation and deletion by the declared graph. */
+  ordering?: boolean;
   breaker: Partial<BreakerSettings>;
 }
 
@@ -192,6 +194,7 @@ export class CompositeController implements Lifecycle {
       timing: options.settings,
       maxConcurrentApplies: options.settings.maxConcurrentApplies,
       maxComposedResources: options.settings.maxComposedResources,
+      ordering: options.settings.ordering === true,
       logger: options.logger.child({ controller: options.name }),
     });
     for (const [key, delayMs] of this.spreadAtStart ?? []) this.queue.addAfter(key, delayMs);

@@ -68,6 +68,8 @@ export interface DefinitionControllerOptions {
   stopDeadlineMs?: number;
   /** --manage-composite-rbac: grant compositor its rights on each XR kind through an aggregated ClusterRole. */
   manageCompositeRbac?: boolean;
+  /** --enable-composed-resource-ordering: XR CRDs keep the ordering fields of resourceRefs entries. */
+  ordering?: boolean;
   /** Condition times and the bound on the first pass; the system clock unless given. */
   clock?: Clock;
 }
@@ -168,7 +170,12 @@ export class DefinitionController implements Lifecycle {
     }
     await this.writer.addFinalizer(xrd, DEFINITION_FINALIZER);
     // A CRD the API server refuses throws after reporting it; the running controller and the stored CRD stay.
-    const applied = await this.applyCrd(xrd, renderXrCrd(xrd), XR_CRD, status);
+    const applied = await this.applyCrd(
+      xrd,
+      renderXrCrd(xrd, { ordering: this.options.ordering === true }),
+      XR_CRD,
+      status,
+    );
     if (!applied) return {};
     if (!isEstablished(applied)) {
       status.setCondition({

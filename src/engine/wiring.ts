@@ -176,6 +176,7 @@ function definitionController(shared: Shared, runner: FunctionRunner): Definitio
     reconcileLimiter,
     stopDeadlineMs: config.gracefulShutdownTimeoutMs,
     manageCompositeRbac: config.manageCompositeRbac,
+    ordering: config.enableComposedResourceOrdering,
     newComposite: compositeFactory(shared, runner),
     newClaim: claimFactory(shared),
   });
@@ -234,6 +235,7 @@ function compositeFactory(
         fairQueue: config.fairQueue,
         maxConcurrentApplies: config.maxConcurrentApplies,
         maxComposedResources: config.maxComposedResources,
+        ordering: config.enableComposedResourceOrdering,
         breaker: {
           burst: config.circuitBreakerBurst,
           refillRatePerSecond: config.circuitBreakerRefillRate,
