@@ -13,6 +13,8 @@ import {
 
 /** The annotation a test sets on a composed ConfigMap to make the function report it Ready. */
 export const READY_ANNOTATION = 'ordering.compositor.test/ready';
+/** The annotation a test sets on the XR, "a,b": the function stops composing those, and declaring their edges. */
+export const DROP_ANNOTATION = 'ordering.compositor.test/drop';
 
 interface OrderingInput {
   /** ConfigMaps to compose, by composition resource name, each with the names it depends on. */
@@ -50,10 +52,17 @@ function observedReady(req: RunFunctionRequest, name: string): boolean {
   return object?.metadata?.annotations?.[READY_ANNOTATION] === 'true';
 }
 
+function dropped(req: RunFunctionRequest): Set<string> {
+  const xr = req.observed?.composite?.resource as { metadata?: { annotations?: Record<string, string> } } | undefined;
+  return new Set((xr?.metadata?.annotations?.[DROP_ANNOTATION] ?? '').split(',').filter((n) => n !== ''));
+}
+
 const compose: ComposeFunction = (req, rsp) => {
   const input = (req.input ?? {}) as OrderingInput;
+  const drop = dropped(req);
   const pairs: Pair[] = [];
   for (const { name, dependsOn = [] } of input.resources ?? []) {
+    if (drop.has(name)) continue;
     rsp.desired.resources[name] = {
       resource: { apiVersion: 'v1', kind: 'ConfigMap', data: { name } },
       connectionDetails: {},

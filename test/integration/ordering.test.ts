@@ -6,6 +6,7 @@ import { controlPlane, eventually } from './harness.js';
 import {
   apply,
   condition,
+  eventsFor,
   get,
   installFunctionApi,
   mergePatch,
@@ -22,6 +23,7 @@ import {
 // wave held while a finalizer holds the one before, and finished by another engine from resourceRefs alone.
 const ORDERING_FUNCTION = fileURLToPath(new URL('../functions/ordering-function.ts', import.meta.url));
 const READY_ANNOTATION = 'ordering.compositor.test/ready';
+const DROP_ANNOTATION = 'ordering.compositor.test/drop';
 const HOLD = 'ordering.compositor.test/hold';
 const NAMESPACE = 'default';
 
@@ -162,7 +164,7 @@ describe('ordered composition (integration)', function () {
   });
 
   after(async () => {
-    for (const name of ['ordered', 'restarted']) {
+    for (const name of ['ordered', 'collected', 'kept', 'restarted']) {
       for (const resource of ['cluster', 'release', 'app']) await release(name, resource).catch(() => undefined);
       await remove(client, xr(name));
     }
@@ -203,6 +205,49 @@ describe('ordered composition (integration)', function () {
     await eventually('the XR gone, its composed resources with it', async () =>
       (await get(client, xr('ordered'))) === undefined && (await composed('ordered')).size === 0 ? true : undefined,
     );
+  });
+
+  it('collects garbage in reverse from the graph in resourceRefs when the function drops resources and edges', async () => {
+    await createInOrder('collected');
+    await hold('collected', 'app');
+    const stored = await get<XrObject>(client, xr('collected'));
+    await mergePatch(client, xr('collected'), { metadata: { annotations: { [DROP_ANNOTATION]: 'app,release' } } });
+    await eventually('the app being deleted, the release untouched', () =>
+      deletingBefore('collected', 'app', 'release'),
+    );
+    await eventually('an event for the wave', async () => {
+      const events = await eventsFor(client, NAMESPACE, stored?.metadata.uid ?? '', 'ComposeResources');
+      const notes = events.map((e) => e.note ?? '');
+      if (!notes.includes('Deleting app; 1 more wave after them')) throw new Error(JSON.stringify(notes));
+      return true;
+    });
+    await release('collected', 'app');
+    await eventually('the release collected after the app, the cluster kept', () => exactly('collected', ['cluster']));
+    await eventually('the XR Ready', () => readySays('collected', 'True Available'));
+  });
+
+  /** Asks for a reconcile of the XR (the restart spread would otherwise leave a settled XR for a poll interval). */
+  async function reconciled(name: string, token: string): Promise<void> {
+    await mergePatch(client, xr(name), {
+      metadata: { annotations: { 'crossplane.io/reconcile-requested-at': token } },
+    });
+    await eventually(`the XR reconciled for ${token}`, async () =>
+      (await get<XrObject>(client, xr(name)))?.status?.lastHandledReconcileAt === token ? true : undefined,
+    );
+  }
+
+  it('keeps an XR composed with the graph working when the flag is turned off, and on again', async () => {
+    await createInOrder('kept');
+    await running.stop();
+    running = await startEngine({ functionInsecure: true, enableComposedResourceOrdering: false });
+    await reconciled('kept', 'off');
+    await exactly('kept', ['app', 'cluster', 'release']);
+    await readySays('kept', 'True Available');
+    await running.stop();
+    running = await startEngine({ functionInsecure: true, enableComposedResourceOrdering: true });
+    await reconciled('kept', 'on');
+    await exactly('kept', ['app', 'cluster', 'release']);
+    await readySays('kept', 'True Available');
   });
 
   it('finishes a teardown after a restart from resourceRefs alone, the function gone', async () => {
