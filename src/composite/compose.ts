@@ -248,6 +248,16 @@ function heldOf(plan: ComposePlan, desired: readonly DesiredResource[]): Pick<Co
   };
 }
 
+/**
+ * Desired resources not Ready: by the pipeline's verdict, and every one the graph holds back from creation, which does
+ * not exist whatever a function says of it.
+ */
+function unreadyOf(desired: readonly DesiredResource[], held: Pick<Composed, 'waiting' | 'deadlocked'>): string[] {
+  const wanted = new Set(desired.map((d) => d.name));
+  const uncreated = [...held.waiting, ...held.deadlocked].map((h) => h.resource).filter((name) => wanted.has(name));
+  return [...new Set([...desired.filter((d) => !d.ready).map((d) => d.name), ...uncreated])];
+}
+
 function outcome(
   last: Pass,
   applied: Applied,
@@ -257,7 +267,7 @@ function outcome(
   const ready = last.out.desired.composite?.ready;
   return {
     ttlMs: last.out.ttlMs,
-    unready: last.desired.filter((d) => !d.ready).map((d) => d.name),
+    unready: unreadyOf(last.desired, held),
     unsynced: applied.unsynced,
     wrote: applied.wrote,
     settled,

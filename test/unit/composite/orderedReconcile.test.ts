@@ -172,4 +172,38 @@ describe('composite reconciler with composed resource ordering', () => {
     await world.reconcile();
     expect(world.xr(), 'the finalizer removed: gone').to.equal(undefined);
   });
+
+  it('creates a resource that depends on a required one once what the requirement matched is Ready', async () => {
+    const state = { names: ['app'], ready: new Set<string>(['app']), pairs: [] as Dependency[] };
+    const world = new World({ reconciler: { ordering: true } });
+    world.runner.respond = () => ({
+      ...fn(state)(),
+      requirements: {
+        resources: { net: { apiVersion: 'example.org/v1', kind: 'Cluster', matchName: 'shared' } },
+      },
+      dependencies: { items: [{ resource: 'app', requiredResource: { requirementName: 'net' } }] },
+    });
+    world.createXr();
+    await world.converge();
+    expect(composed(world).size, 'nothing matched yet: it waits').to.equal(0);
+    expect(ready(world)).to.equal('False Creating: app waits on requirement net');
+
+    world.server.put({
+      apiVersion: 'example.org/v1',
+      kind: 'Cluster',
+      metadata: { name: 'shared' },
+      status: { conditions: [{ type: 'Ready', status: 'False' }] },
+    });
+    await world.converge();
+    expect(composed(world).size, 'matched but not Ready').to.equal(0);
+
+    world.server.put({
+      apiVersion: 'example.org/v1',
+      kind: 'Cluster',
+      metadata: { name: 'shared' },
+      status: { conditions: [{ type: 'Ready', status: 'True' }] },
+    });
+    await world.converge();
+    expect([...composed(world).keys()]).to.deep.equal(['app']);
+  });
 });
