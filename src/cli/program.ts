@@ -115,6 +115,7 @@ interface RenderFlags {
   includeContext?: boolean;
   includeEvents?: boolean;
   includeDeleted?: boolean;
+  includeOrder?: boolean;
   includeFullXr?: boolean;
   xrd?: string;
   timeout: number;
@@ -132,6 +133,10 @@ function renderCommand(handlers: CommandHandlers, onExitCode: (code: number) => 
     .option('-c, --include-context', 'Also print the final pipeline context')
     .option('--include-events', 'Also print the events a reconcile would record (compositor only)')
     .option('--include-deleted', 'Also print the observed resources the engine would delete (compositor only)')
+    .option(
+      '--include-order',
+      'Run with composed resource ordering and print the declared dependencies and the waves (compositor only)',
+    )
     .option('-x, --include-full-xr', 'Print the rendered XR merged into the input XR')
     .option(
       '--xrd <path>',
@@ -156,6 +161,7 @@ function renderCommand(handlers: CommandHandlers, onExitCode: (code: number) => 
       if (flags.requiredResources !== undefined) options.requiredResources = flags.requiredResources;
       if (flags.includeEvents === true) options.includeEvents = true;
       if (flags.includeDeleted === true) options.includeDeleted = true;
+      if (flags.includeOrder === true) options.includeOrder = true;
       if (flags.includeFullXr === true) options.includeFullXr = true;
       if (flags.xrd !== undefined) options.xrd = flags.xrd;
       onExitCode(await handlers.render(options));

@@ -39,6 +39,8 @@ export interface RenderOptions extends RenderFiles {
   includeEvents?: boolean;
   /** Also print the observed resources the engine would delete (compositor's own flag). */
   includeDeleted?: boolean;
+  /** Run with composed resource ordering and print the dependencies and waves (compositor's own flag). */
+  includeOrder?: boolean;
   /** -x, --include-full-xr: print the rendered XR merged into the input XR, as crank does. */
   includeFullXr?: boolean;
   /** The XRD of the XR's type: a legacy (v1, LegacyCluster) XRD puts the machinery at spec.* instead. */
@@ -163,7 +165,7 @@ async function render(options: RenderOptions): Promise<string> {
   try {
     const resources = Object.fromEntries([...observed].map(([name, resource]) => [name, { resource }]));
     const out = await runPipeline(
-      { steps, observed: { composite: { resource: xr }, resources } },
+      { steps, observed: { composite: { resource: xr }, resources }, ordering: options.includeOrder === true },
       { runner: new RequirementsRunner(router, fileFetcher(required)) },
     );
     const machinery = legacy ? obj(file.spec) : obj(obj(file.spec).crossplane);
@@ -174,6 +176,7 @@ async function render(options: RenderOptions): Promise<string> {
       includeContext: options.includeContext,
       includeEvents: options.includeEvents,
       includeDeleted: options.includeDeleted,
+      includeOrder: options.includeOrder,
       legacy,
       events: reconcileEvents({ fileCompositionRef, compositionName, out }),
       ...(options.includeFullXr === true ? { inputXr: defaulted } : {}),

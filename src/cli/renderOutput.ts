@@ -6,6 +6,7 @@ import { childName, type ReconcileEvent } from '../composite/index.js';
 import { unreadyMessage } from '../controller/index.js';
 import type { JsonObject, PipelineOutput, Resource } from '../functions/index.js';
 import { checkComposedNames } from './renderNames.js';
+import { orderDocument } from './renderOrder.js';
 import { fullXr, RENDER_TIME, withStableConditions } from './renderPrint.js';
 
 export { RENDER_TIME };
@@ -168,6 +169,8 @@ export interface RenderExtras {
   includeEvents?: boolean;
   /** Also print what the engine would delete as DeletedResource documents (compositor's own flag). */
   includeDeleted?: boolean;
+  /** Also print the declared dependencies and the waves as an Order document (compositor's own flag). */
+  includeOrder?: boolean;
   /** -x: the input XR (after --xrd defaults), which the printed XR is merged into. */
   inputXr?: JsonObject;
   /** The XR is a legacy (v1, LegacyCluster) one: machinery at spec.* rather than spec.crossplane.*. */
@@ -257,5 +260,6 @@ export function renderDocuments(xr: JsonObject, out: PipelineOutput, extras: Ren
   }
   if (extras.includeEvents === true) docs.push(...eventDocuments(extras.events ?? []));
   if (extras.includeDeleted === true) docs.push(...deletedDocuments(xr, out, extras.observed));
+  if (extras.includeOrder === true) docs.push(orderDocument(out, extras.observed, RENDER_API_VERSION));
   return docs;
 }

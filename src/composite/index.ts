@@ -68,3 +68,15 @@ export {
 } from './controller.js';
 export { COMPOSITE_FINALIZER, machineryOf, type Machinery, type ResourceRef } from './xr.js';
 export { stuckSummary, type StuckSummary, type StuckXr } from './stuck.js';
+export {
+  createWaves,
+  deleteWaves,
+  gateCreates,
+  graphOf,
+  graphOfRefs,
+  validateGraph,
+  type Graph,
+  type Hold,
+  type OrderedRef,
+  type ResourceState,
+} from './ordering/index.js';
