@@ -238,7 +238,6 @@ export class Composer {
   }
 }
 
-/** What the compose pass reports, from its last pipeline run and the applies. */
 /** What the plan held back: creations still waiting, and contradictions on either side. */
 function heldOf(plan: ComposePlan, desired: readonly DesiredResource[]): Pick<Composed, 'waiting' | 'deadlocked'> {
   const wanted = new Set(desired.map((d) => d.name));
@@ -258,6 +257,7 @@ function unreadyOf(desired: readonly DesiredResource[], held: Pick<Composed, 'wa
   return [...new Set([...desired.filter((d) => !d.ready).map((d) => d.name), ...uncreated])];
 }
 
+/** What the compose pass reports, from its last pipeline run, the applies and what ordering held back. */
 function outcome(
   last: Pass,
   applied: Applied,
