@@ -55,6 +55,25 @@ function dash(c: TracedCondition | undefined): string {
   return c?.status === undefined || c.status === '' ? '-' : c.status;
 }
 
+/**
+ * What each child depends on, by its composition resource name, from the parent's resourceRefs (the graph composed
+ * resource ordering keeps there, docs/ordering.md); empty for an XR composed without it.
+ */
+function dependsOnOf(node: TraceNode): Map<string, string[]> {
+  const crossplane = node.object.spec?.crossplane as { resourceRefs?: unknown } | undefined;
+  const refs = crossplane?.resourceRefs ?? node.object.spec?.resourceRefs;
+  const out = new Map<string, string[]>();
+  for (const ref of Array.isArray(refs) ? (refs as Record<string, unknown>[]) : []) {
+    const on = Array.isArray(ref.dependsOn) ? ref.dependsOn.filter((d): d is string => typeof d === 'string') : [];
+    if (typeof ref.resourceName === 'string' && on.length > 0) out.set(ref.resourceName, on);
+  }
+  return out;
+}
+
+function resourceNameOf(node: TraceNode): string {
+  return node.object.metadata.annotations?.[RESOURCE_NAME_ANNOTATION] ?? '';
+}
+
 function nameOf(node: TraceNode): string {
   const { kind, metadata } = node.object;
   const namespace = metadata.namespace ?? '';
@@ -62,16 +81,24 @@ function nameOf(node: TraceNode): string {
 }
 
 /** Rows depth first, each name drawn below its parent with ├─, └─ and │ as upstream draws the tree. */
-function rows(node: TraceNode, wide: boolean, prefix: { own: string; children: string }): string[][] {
+function rows(
+  node: TraceNode,
+  wide: boolean,
+  prefix: { own: string; children: string; dependsOn?: readonly string[] },
+): string[][] {
   const name = prefix.own + nameOf(node);
-  const resource = node.object.metadata.annotations?.[RESOURCE_NAME_ANNOTATION] ?? '';
+  const after = prefix.dependsOn === undefined ? '' : ` (depends on ${prefix.dependsOn.join(', ')})`;
+  const resource = resourceNameOf(node) + after;
   const status = [dash(condition(node, 'Synced')), dash(condition(node, 'Ready')), statusText(node, wide)];
   const own = wide ? [name, resource, ...status] : [name, ...status];
+  const graph = dependsOnOf(node);
   const children = node.children.flatMap((child, index) => {
     const last = index === node.children.length - 1;
+    const dependsOn = graph.get(resourceNameOf(child));
     return rows(child, wide, {
       own: prefix.children + (last ? '└─ ' : '├─ '),
       children: prefix.children + (last ? '   ' : '│  '),
+      ...(dependsOn ? { dependsOn } : {}),
     });
   });
   return [own, ...children];
@@ -138,17 +165,38 @@ function dotLabel(node: TraceNode): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** An undirected graph, nodes numbered breadth first, for `dot -Tpng`. */
+/** Dashed "depends on" edges between siblings, from the parent's resourceRefs; none without ordering's graph. */
+function dependencyEdges(node: TraceNode, ids: ReadonlyMap<TraceNode, number>): string[] {
+  const graph = dependsOnOf(node);
+  if (graph.size === 0) return [];
+  const byName = new Map(node.children.map((child) => [resourceNameOf(child), ids.get(child)]));
+  return node.children.flatMap((child) =>
+    (graph.get(resourceNameOf(child)) ?? []).flatMap((on) => {
+      const target = byName.get(on);
+      return target === undefined
+        ? []
+        : [`\tn${ids.get(child) ?? 0}--n${target}[style="dashed",label="depends on"];\n`];
+    }),
+  );
+}
+
+/**
+ * An undirected graph, nodes numbered breadth first, for `dot -Tpng`; with composed resource ordering, dashed edges
+ * join each composed resource to those it depends on.
+ */
 export function printDot(tree: TraceNode): string {
   const nodes: string[] = [];
   const edges: string[] = [];
+  const ids = new Map<TraceNode, number>();
   const queue: { node: TraceNode; parent?: number }[] = [{ node: tree }];
   for (let id = 1, item = queue.shift(); item !== undefined; id++, item = queue.shift()) {
+    ids.set(item.node, id);
     nodes.push(`\tn${id}[label=${goQuote(dotLabel(item.node))},penwidth="2"];\n`);
     if (item.parent !== undefined) edges.push(`\tn${item.parent}--n${id};\n`);
     for (const child of item.node.children) queue.push({ node: child, parent: id });
   }
-  return `graph  {\n\t\n${nodes.join('')}${edges.join('')}\t\n}\n`;
+  const dependencies = [...ids.keys()].flatMap((node) => dependencyEdges(node, ids));
+  return `graph  {\n\t\n${nodes.join('')}${edges.join('')}${dependencies.join('')}\t\n}\n`;
 }
 
 /** The tree in the chosen format, ending in a newline. */
