@@ -1,4 +1,4 @@
-import type { OwnerReference } from '../apis/index.js';
+import type { ObjectMeta, OwnerReference } from '../apis/index.js';
 import { map, merge, mergeMap, tap, type Subscription } from 'rxjs';
 import type { Logger } from 'pino';
 import { dateOf, errorMessage, systemClock, type Clock } from '../base/index.js';
@@ -41,19 +41,9 @@ const CONTROLLER_NAME = 'revisions/compositions.apiextensions.crossplane.io';
 /** How long a reconcile waits for its last write to reach the cache before giving up (and risking a stale read). */
 const CACHE_WAIT_MS = 5_000;
 
-interface Meta {
-  name: string;
-  uid?: string;
-  resourceVersion?: string;
-  deletionTimestamp?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  ownerReferences?: OwnerReference[];
-}
-
-export type Composition = KubeObject & { metadata: Meta; spec?: Record<string, unknown> };
+export type Composition = KubeObject & { metadata: ObjectMeta; spec?: Record<string, unknown> };
 export type CompositionRevision = KubeObject & {
-  metadata: Meta;
+  metadata: ObjectMeta;
   spec: Record<string, unknown> & { revision?: number };
   status?: Record<string, unknown> & { conditions?: Condition[] };
 };
@@ -106,7 +96,7 @@ export function validPipeline(_revision: CompositionRevision): Condition {
 }
 
 interface RevisionChange {
-  metadata?: Partial<Meta>;
+  metadata?: Partial<ObjectMeta>;
   spec?: Record<string, unknown>;
   status?: Record<string, unknown>;
 }

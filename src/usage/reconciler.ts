@@ -168,7 +168,7 @@ export class UsageReconciler {
   private async ownByUser(usage: Usage, signal: AbortSignal): Promise<boolean> {
     const user = await this.user(usage, signal);
     if (!user) return false;
-    const owners = ownerReferencesOf(usage);
+    const owners = usage.metadata.ownerReferences ?? [];
     if (owners.some((o) => o.uid === user.metadata.uid)) return false;
     const owner = { apiVersion: user.apiVersion, kind: user.kind, name: user.metadata.name, uid: user.metadata.uid };
     const ownerReferences = [...owners, owner];
@@ -316,15 +316,4 @@ export class UsageReconciler {
 function needsResolving(usage: Usage, side: UsageSide): boolean {
   const resource = usage.spec[side];
   return resource !== undefined && !resource.resourceRef?.name;
-}
-
-interface OwnerReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid?: string;
-}
-
-function ownerReferencesOf(object: ReconciledObject): OwnerReference[] {
-  return (object.metadata as { ownerReferences?: OwnerReference[] }).ownerReferences ?? [];
 }

@@ -1,0 +1,29 @@
+// metav1.ObjectMeta and metav1.OwnerReference as far as compositor reads or writes them: one shape for the metadata of
+// every object it types (operations, packages, revisions, composed resources, reconciled objects). Unknown fields are
+// kept as the API server sent them by whoever holds the object; these are the ones code may rely on.
+
+/** metadata.ownerReferences[]: the fields every owner reference compositor writes or reads carries. */
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+/** metadata, in metav1.ObjectMeta's order: every field optional but the name, as the API server may omit any. */
+export interface ObjectMeta {
+  name: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: OwnerReference[];
+  finalizers?: string[];
+}
