@@ -1,8 +1,7 @@
 // Reconciles one CronOperation, as Crossplane's cronoperation reconciler does: status from its Operations, history
 // garbage collected, and the Operation of a due run created (cronDecision.ts decides which and whether).
-import { systemClock, type Clock } from '../base/index.js';
 import { RECONCILE_PAUSED, RECONCILE_SUCCESS, reconcileError, type StatusDraft } from '../controller/index.js';
-import { isAlreadyExists, isConflict, type EventSink } from '../kube/index.js';
+import { isAlreadyExists, isConflict } from '../kube/index.js';
 import type { ReconcileResult } from '../queue/index.js';
 import { EVENT_REASONS, SCHEDULE_ACTIVE, SCHEDULE_PAUSED, scheduleInvalid } from './conditions.js';
 import { cronOperationName, decideCron, lastScheduled, type CronDecision } from './cronDecision.js';
@@ -19,23 +18,13 @@ import {
   writeOwnerStatus,
 } from './owner.js';
 import { InvalidScheduleError, parseSchedule, type Schedule } from './schedule.js';
-import type { OpsStore } from './store.js';
+import { OpsReconciler, type OpsReconcilerDeps } from './opsReconciler.js';
 import { CRON_OPERATION_LABEL, type CronOperation, type Operation } from './types.js';
 
-export interface CronReconcilerDeps {
-  store: OpsStore;
-  events: EventSink;
-  /** Wall-clock time: schedules are calendar times. Tests pass a ManualClock. */
-  clock?: Pick<Clock, 'now'>;
-}
+/** A CronOperation's reconciler needs nothing besides what every ops reconciler has. */
+export type CronReconcilerDeps = OpsReconcilerDeps;
 
-export class CronOperationReconciler {
-  private readonly clock: Pick<Clock, 'now'>;
-
-  constructor(private readonly deps: CronReconcilerDeps) {
-    this.clock = deps.clock ?? systemClock;
-  }
-
+export class CronOperationReconciler extends OpsReconciler<CronReconcilerDeps> {
   async reconcile(key: string, signal: AbortSignal): Promise<ReconcileResult> {
     const co = await this.deps.store.get('CronOperation', key, signal);
     if (!co || co.metadata.deletionTimestamp !== undefined) return {};

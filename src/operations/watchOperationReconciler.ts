@@ -1,14 +1,13 @@
 // Reconciles one WatchOperation, as Crossplane's watchoperation reconciler does: a finalizer while its watch runs,
 // status from its Operations and from the watched objects, history garbage collected, and the watch of its kind
 // started (and stopped on deletion) through the injected Watches.
-import { systemClock, type Clock } from '../base/index.js';
 import { RECONCILE_PAUSED, RECONCILE_SUCCESS, reconcileError, type StatusDraft } from '../controller/index.js';
-import { isConflict, type EventSink } from '../kube/index.js';
+import { isConflict } from '../kube/index.js';
 import type { ReconcileResult } from '../queue/index.js';
 import { EVENT_REASONS, WATCH_ACTIVE, WATCH_PAUSED, watchFailed } from './conditions.js';
 import { latestCreateTime } from './history.js';
 import { draftOf, isPausedOwner, OwnerStepError, rfc3339, step, tendHistory, writeOwnerStatus } from './owner.js';
-import type { OpsStore } from './store.js';
+import { OpsReconciler, type OpsReconcilerDeps } from './opsReconciler.js';
 import { WATCH_OPERATION_FINALIZER, WATCH_OPERATION_LABEL, type WatchOperation } from './types.js';
 
 /**
@@ -24,20 +23,11 @@ export interface Watches {
   count(wo: WatchOperation): number | undefined;
 }
 
-export interface WatchOperationReconcilerDeps {
-  store: OpsStore;
-  events: EventSink;
+export interface WatchOperationReconcilerDeps extends OpsReconcilerDeps {
   watches: Watches;
-  clock?: Pick<Clock, 'now'>;
 }
 
-export class WatchOperationReconciler {
-  private readonly clock: Pick<Clock, 'now'>;
-
-  constructor(private readonly deps: WatchOperationReconcilerDeps) {
-    this.clock = deps.clock ?? systemClock;
-  }
-
+export class WatchOperationReconciler extends OpsReconciler<WatchOperationReconcilerDeps> {
   async reconcile(key: string, signal: AbortSignal): Promise<ReconcileResult> {
     const wo = await this.deps.store.get('WatchOperation', key, signal);
     if (!wo) return {};
