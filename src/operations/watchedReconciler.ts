@@ -5,7 +5,8 @@ import { isAlreadyExists } from '../kube/index.js';
 import type { ReconcileResult } from '../queue/index.js';
 import { EVENT_REASONS } from './conditions.js';
 import { runningOperations } from './history.js';
-import { isPausedOwner, OwnerStepError, replaceRunning, step } from './owner.js';
+import { StepError } from '../controller/index.js';
+import { isPausedOwner, replaceRunning, step } from './owner.js';
 import { OpsReconciler, type OpsReconcilerDeps } from './opsReconciler.js';
 import { WATCH_OPERATION_LABEL, type WatchedObject } from './types.js';
 import { deletedStandIn, operationForWatched, watchedOperationName } from './watchDecision.js';
@@ -44,8 +45,7 @@ export class WatchedReconciler extends OpsReconciler<WatchedReconcilerDeps> {
       );
       return {};
     } catch (err) {
-      if (err instanceof OwnerStepError)
-        events.event(wo, { type: 'Warning', reason: err.reason, message: err.message });
+      if (err instanceof StepError) events.event(wo, { type: 'Warning', reason: err.reason, message: err.message });
       throw err;
     }
   }
