@@ -27,3 +27,28 @@ export interface ObjectMeta {
   ownerReferences?: OwnerReference[];
   finalizers?: string[];
 }
+
+/** An object as an owner reference names it. */
+export interface OwnerObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; uid?: string };
+}
+
+/**
+ * The controller reference to `owner`, controller and blockOwnerDeletion set as Crossplane's meta.AsController sets
+ * them; an owner read without a uid is referenced with an empty one.
+ *
+ * @example
+ * secret.metadata.ownerReferences = [controllerReference(xr)];
+ */
+export function controllerReference(owner: OwnerObject): OwnerReference {
+  return {
+    apiVersion: owner.apiVersion,
+    kind: owner.kind,
+    name: owner.metadata.name,
+    uid: owner.metadata.uid ?? '',
+    controller: true,
+    blockOwnerDeletion: true,
+  };
+}

@@ -1,4 +1,4 @@
-import type { ObjectMeta, OwnerReference } from '../apis/index.js';
+import { controllerReference, type ObjectMeta, type OwnerReference } from '../apis/index.js';
 import { CLAIM_NAME_LABEL, CLAIM_NAMESPACE_LABEL, COMPOSITE_LABEL, type Xr } from '../controller/index.js';
 import type { JsonObject } from '../functions/index.js';
 import type { KubeObject } from '../kube/index.js';
@@ -96,15 +96,7 @@ function withController(object: ComposedObject, xr: Xr, resourceName: string): O
       `composed resource "${resourceName}" is already controlled by ${foreign.kind} "${foreign.name}" (uid ${foreign.uid})`,
     );
   }
-  const ref: OwnerReference = {
-    apiVersion: xr.apiVersion,
-    kind: xr.kind,
-    name: xr.metadata.name,
-    uid,
-    controller: true,
-    blockOwnerDeletion: true,
-  };
-  return [...others, ref];
+  return [...others, controllerReference(xr)];
 }
 
 function validateName(object: ComposedObject, resourceName: string): void {

@@ -1,4 +1,4 @@
-import type { ObjectMeta, OwnerReference } from '../apis/index.js';
+import { controllerReference, type ObjectMeta, type OwnerReference } from '../apis/index.js';
 import { map, merge, mergeMap, tap, type Subscription } from 'rxjs';
 import type { Logger } from 'pino';
 import { dateOf, errorMessage, systemClock, type Clock } from '../base/index.js';
@@ -59,16 +59,12 @@ export function revisionName(composition: string, hash: string): string {
 }
 
 /** The controller reference a revision carries to its Composition. */
-export function controllerReference(composition: Composition): OwnerReference {
-  const { name, uid = '' } = composition.metadata;
-  return {
+export function compositionOwner(composition: Composition): OwnerReference {
+  return controllerReference({
     apiVersion: composition.apiVersion,
     kind: COMPOSITION.kind,
-    name,
-    uid,
-    controller: true,
-    blockOwnerDeletion: true,
-  };
+    metadata: composition.metadata,
+  });
 }
 
 /** A new revision: the Composition's labels (plus name and hash), annotations and spec, numbered `revision`. */
@@ -80,7 +76,7 @@ export function newRevision(composition: Composition, hash: string, revision: nu
       name: revisionName(name, hash),
       labels: { ...labels, [COMPOSITION_NAME_LABEL]: name, [COMPOSITION_HASH_LABEL]: hash.slice(0, 63) },
       ...(annotations ? { annotations: { ...annotations } } : {}),
-      ownerReferences: [controllerReference(composition)],
+      ownerReferences: [compositionOwner(composition)],
     },
     spec: { ...composition.spec, revision },
   };
@@ -316,7 +312,7 @@ export class CompositionRevisionController implements Lifecycle {
     const others = owners.filter((o) => o.controller !== true);
     const metadata = {
       labels: { [COMPOSITION_NAME_LABEL]: composition.metadata.name },
-      ownerReferences: [...others, controllerReference(composition)],
+      ownerReferences: [...others, compositionOwner(composition)],
     };
     const adopted = await this.patch(revision, { metadata }, signal);
     this.options.logger.info({ controller: CONTROLLER_NAME, revision: revision.metadata.name }, 'adopted revision');

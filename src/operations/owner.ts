@@ -1,5 +1,6 @@
 // What CronOperation and WatchOperation share: the Operations they own (read, counted, garbage collected, replaced)
 // and the Operation each creates from its template, as Crossplane's two reconcilers do it.
+import { controllerReference } from '../apis/index.js';
 import { dateOf, type Clock } from '../base/index.js';
 import {
   PAUSED_ANNOTATION,
@@ -149,16 +150,7 @@ export function operationFromTemplate(owner: Owner, name: string, label: string)
       name,
       labels: { ...labels, [label]: owner.metadata.name },
       ...(annotations ? { annotations } : {}),
-      ownerReferences: [
-        {
-          apiVersion: OPS_API_VERSION,
-          kind: owner.kind,
-          name: owner.metadata.name,
-          uid: owner.metadata.uid ?? '',
-          controller: true,
-          blockOwnerDeletion: true,
-        },
-      ],
+      ownerReferences: [controllerReference(owner)],
     },
     spec: template.spec,
   };

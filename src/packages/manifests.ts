@@ -1,7 +1,7 @@
 // The Deployment, Service and ServiceAccount of a function revision, merged with its DeploymentRuntimeConfig in the
 // order Crossplane's package manager merges them: the runtime config is the base; compositor's defaults fill only
 // what it leaves unset; selectors, namespace, owner, pull secrets, the TLS mount and the gRPC port always win.
-import type { OwnerReference } from '../apis/index.js';
+import { controllerReference, type OwnerReference } from '../apis/index.js';
 import {
   FUNCTION_REVISION,
   GRPC_PORT,
@@ -58,14 +58,7 @@ function functionName(revision: FunctionRevision): string {
 
 /** The controller reference every runtime object carries to its revision. */
 export function revisionOwner(revision: FunctionRevision): OwnerReference {
-  return {
-    apiVersion: FUNCTION_REVISION.apiVersion,
-    kind: FUNCTION_REVISION.kind,
-    name: revision.metadata.name,
-    uid: revision.metadata.uid ?? '',
-    controller: true,
-    blockOwnerDeletion: true,
-  };
+  return controllerReference({ ...FUNCTION_REVISION, metadata: revision.metadata });
 }
 
 export function podSelector(revision: FunctionRevision): Record<string, string> {
