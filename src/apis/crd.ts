@@ -8,3 +8,13 @@ export interface CustomResourceDefinition {
   spec: Record<string, unknown>;
   status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] };
 }
+
+/** A CRD's spec.names (CustomResourceDefinitionNames), the form an XRD's names and claimNames take too. */
+export interface CrdNames {
+  kind: string;
+  plural: string;
+  singular?: string;
+  listKind?: string;
+  shortNames?: string[];
+  categories?: string[];
+}
