@@ -77,6 +77,20 @@ function metaFrom(template: TemplateMeta | undefined): Obj {
   return meta;
 }
 
+/**
+ * A runtime object's metadata: its runtime config template's, named `name` unless the template names it, in the
+ * runtime's namespace and owned by the revision.
+ */
+function runtimeMeta(input: RuntimeInput, template: TemplateMeta | undefined, name: string): Manifest['metadata'] {
+  const meta = metaFrom(template);
+  return {
+    ...meta,
+    name: (meta.name as string | undefined) ?? name,
+    namespace: input.namespace,
+    ownerReferences: [revisionOwner(input.revision)],
+  };
+}
+
 /** The pod spec's containers with the runtime container first (moved there, or added). */
 function withRuntimeContainer(containers: Obj[]): Obj[] {
   const index = containers.findIndex((c) => c.name === RUNTIME_CONTAINER);
@@ -104,35 +118,23 @@ function tlsServerMount(pod: Obj, container: Obj, secret: string): void {
 
 /** The ServiceAccount: the runtime config's metadata, named after the revision unless it names one. */
 export function buildServiceAccount(input: RuntimeInput): Manifest {
-  const { revision, namespace } = input;
-  const meta = metaFrom(input.runtimeConfig?.spec?.serviceAccountTemplate?.metadata);
+  const { revision } = input;
   const pullSecrets = revision.spec.packagePullSecrets ?? [];
   return {
     apiVersion: 'v1',
     kind: 'ServiceAccount',
-    metadata: {
-      ...meta,
-      name: (meta.name as string | undefined) ?? revision.metadata.name,
-      namespace,
-      ownerReferences: [revisionOwner(revision)],
-    },
+    metadata: runtimeMeta(input, input.runtimeConfig?.spec?.serviceAccountTemplate?.metadata, revision.metadata.name),
     ...(pullSecrets.length > 0 ? { imagePullSecrets: pullSecrets } : {}),
   };
 }
 
 /** The headless Service named after the Function, TLS gRPC on 9443. */
 export function buildService(input: RuntimeInput): Manifest {
-  const { revision, namespace } = input;
-  const meta = metaFrom(input.runtimeConfig?.spec?.serviceTemplate?.metadata);
+  const { revision } = input;
   return {
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: {
-      ...meta,
-      name: (meta.name as string | undefined) ?? functionName(revision),
-      namespace,
-      ownerReferences: [revisionOwner(revision)],
-    },
+    metadata: runtimeMeta(input, input.runtimeConfig?.spec?.serviceTemplate?.metadata, functionName(revision)),
     spec: {
       selector: podSelector(revision),
       clusterIP: 'None',
@@ -148,9 +150,8 @@ export function buildService(input: RuntimeInput): Manifest {
  * runtime container's image; `packagePullPolicy` overrides the config's pull policy, as upstream.
  */
 export function buildDeployment(input: RuntimeInput, serviceAccount: string): Manifest {
-  const { revision, namespace } = input;
+  const { revision } = input;
   const template = input.runtimeConfig?.spec?.deploymentTemplate;
-  const meta = metaFrom(template?.metadata);
   const spec: Obj = clone(template?.spec ?? {});
   const podTemplate = (spec.template ?? {}) as Obj;
   const pod = (podTemplate.spec ?? {}) as Obj;
@@ -167,12 +168,7 @@ export function buildDeployment(input: RuntimeInput, serviceAccount: string): Ma
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: {
-      ...meta,
-      name: (meta.name as string | undefined) ?? revision.metadata.name,
-      namespace,
-      ownerReferences: [revisionOwner(revision)],
-    },
+    metadata: runtimeMeta(input, template?.metadata, revision.metadata.name),
     spec,
   };
 }
