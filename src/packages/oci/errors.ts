@@ -37,13 +37,17 @@ type ReasonErrorClass<R extends PullFailure> = new (
 
 /** A PullError class for one reason whose message says all there is to say (no fields of its own). */
 function reasonError<R extends PullFailure>(reason: R): ReasonErrorClass<R> {
-  return class extends PullError {
-    override readonly name = `${reason}Error`;
+  const name = `${reason}Error`;
+  const errorClass = class extends PullError {
+    override readonly name = name;
     declare readonly reason: R;
     constructor(message: string, options?: ErrorOptions) {
       super(reason, message, options);
     }
   };
+  // The class's own name too, which loggers report as the error's type (pino's `type`).
+  Object.defineProperty(errorClass, 'name', { value: name });
+  return errorClass;
 }
 
 /** A package reference that is not a fully qualified OCI reference. */
