@@ -4,5 +4,5 @@ export { DURATION_FORM, InvalidDurationError, formatDuration, parseDuration } fr
 export { CRD_FEATURE_LABEL, crdsDir, loadCrds } from './crds.js';
 export { packageRoot } from './packageRoot.js';
 export type { CrdNames, CustomResourceDefinition } from './crd.js';
-export { controllerReference, type ObjectMeta, type OwnerObject, type OwnerReference } from './meta.js';
+export { controllerReference, type ObjectMeta, type ObjectRef, type OwnerObject, type OwnerReference } from './meta.js';
 export { distinctKinds, groupOf, kindKey, kindOf, type ApiKind } from './kind.js';

@@ -52,3 +52,14 @@ export function controllerReference(owner: OwnerObject): OwnerReference {
     blockOwnerDeletion: true,
   };
 }
+
+/**
+ * A reference to one object by type and name, as spec.resourceRefs[] and status.appliedResourceRefs[] hold them; no
+ * namespace for a cluster-scoped object.
+ */
+export interface ObjectRef {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  namespace?: string;
+}

@@ -1,6 +1,6 @@
 // The ops.crossplane.io/v1alpha1 API as Crossplane v2 defines it (apis/ops/v1alpha1/*_types.go): Operation,
 // CronOperation and WatchOperation, with the labels, annotations and names the controllers agree on.
-import type { ObjectMeta } from '../apis/index.js';
+import type { ObjectMeta, ObjectRef } from '../apis/index.js';
 import type { Condition } from '../controller/index.js';
 import type { JsonObject, PipelineStep } from '../functions/index.js';
 
@@ -54,12 +54,8 @@ export interface PipelineStepStatus {
   output?: JsonObject;
 }
 
-export interface AppliedResourceRef {
-  apiVersion: string;
-  kind: string;
-  namespace?: string;
-  name: string;
-}
+/** status.appliedResourceRefs[]: an object the Operation applied. */
+export type AppliedResourceRef = ObjectRef;
 
 export interface OperationStatus {
   conditions?: Condition[];
