@@ -61,7 +61,17 @@ import { cpuBetween, cpuMark, keepPlaneLogs, Progress, type CpuFigures, type Cpu
 
 export type { CpuFigures } from './harness/run.js';
 export type { ServerPhase } from './harness/serverRequests.js';
-import { MIB, optionalNumber, percentile, round, RssSampler, sleep, treeRss, until } from './harness/util.js';
+import {
+  latencyFigures,
+  MIB,
+  optionalNumber,
+  round,
+  RssSampler,
+  sleep,
+  treeRss,
+  until,
+  type LatencyFigures,
+} from './harness/util.js';
 
 export interface ScaleOptions {
   xrs: number;
@@ -85,14 +95,7 @@ export interface ScaleOptions {
   progress?: (line: string) => void;
 }
 
-export interface LatencyFigures {
-  samples: number;
-  timedOut: number;
-  p50Ms: number | null;
-  p95Ms: number | null;
-  p99Ms: number | null;
-  maxMs: number | null;
-}
+export type { LatencyFigures } from './harness/util.js';
 
 export interface ScaleResult {
   benchmark: 'scale';
@@ -339,15 +342,7 @@ async function measureLatency(client: KubeClient, options: ScaleOptions, progres
     // Polling takes up to a poll interval per change: change them all at once, each timed on its own.
     samples.push(...(await Promise.all(targets.map((t) => oneLatency(client, t, 180_000)))));
   }
-  const ok = samples.filter((s): s is number => s !== undefined).map((s) => round(s, 1));
-  return {
-    samples: ok.length,
-    timedOut: samples.length - ok.length,
-    p50Ms: percentile(ok, 50),
-    p95Ms: percentile(ok, 95),
-    p99Ms: percentile(ok, 99),
-    maxMs: ok.length === 0 ? null : Math.max(...ok),
-  };
+  return latencyFigures(samples);
 }
 
 interface Idle {
