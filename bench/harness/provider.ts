@@ -1,0 +1,93 @@
+// A simulated provider: for each kind standing in for a managed resource it watches every object (ReadyWatch) and,
+// `delayMs` after it first sees one without a Ready condition, writes Ready and Synced True through the status
+// subresource, as a provider reports an external resource available. Its requests go through the benchmark's
+// counting client, so they are the benchmark's own and not the controller's.
+import type { KubeConfig } from '@kubernetes/client-node';
+import { CONTENT_TYPE, type KubeClient } from '../../src/kube/index.js';
+import type { ScaleXr } from './api.js';
+import { ReadyWatch } from './readyWatch.js';
+
+export interface ProviderKind {
+  apiVersion: string;
+  plural: string;
+}
+
+export class SimulatedProvider {
+  private readonly watches: ReadyWatch[] = [];
+  private readonly scheduled = new Set<string>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private statusWrites = 0;
+
+  private constructor(
+    private readonly client: KubeClient,
+    private readonly delayMs: number,
+  ) {}
+
+  static async start(
+    client: KubeClient,
+    kubeConfig: KubeConfig,
+    kinds: readonly ProviderKind[],
+    delayMs: number,
+  ): Promise<SimulatedProvider> {
+    const provider = new SimulatedProvider(client, delayMs);
+    for (const kind of kinds) {
+      const path = `/apis/${kind.apiVersion}/${kind.plural}`;
+      provider.watches.push(
+        await ReadyWatch.start(client, kubeConfig, path, (object, ready) => {
+          provider.seen(kind, object, ready);
+        }),
+      );
+    }
+    return provider;
+  }
+
+  /** Status writes made so far. */
+  get writes(): number {
+    return this.statusWrites;
+  }
+
+  /** Open watches: one per kind. */
+  get watchCount(): number {
+    return this.watches.length;
+  }
+
+  stop(): void {
+    for (const watch of this.watches) watch.stop();
+    for (const timer of this.timers) clearTimeout(timer);
+  }
+
+  private seen(kind: ProviderKind, object: ScaleXr, ready: boolean): void {
+    const { name, namespace = '' } = object.metadata;
+    const key = `${kind.plural}/${namespace}/${name}`;
+    if (ready || this.scheduled.has(key)) return;
+    this.scheduled.add(key);
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      void this.markReady(kind, namespace, name).catch(() => {
+        // Gone, or the API server was busy: the next event about it schedules it again.
+        this.scheduled.delete(key);
+      });
+    }, this.delayMs);
+    this.timers.add(timer);
+  }
+
+  private async markReady(kind: ProviderKind, namespace: string, name: string): Promise<void> {
+    const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    const condition = (type: string): Record<string, string> => ({
+      type,
+      status: 'True',
+      reason: type === 'Ready' ? 'Available' : 'ReconcileSuccess',
+      lastTransitionTime: now,
+    });
+    await this.client.request(
+      'PATCH',
+      `/apis/${kind.apiVersion}/namespaces/${namespace}/${kind.plural}/${name}/status`,
+      {
+        body: { status: { conditions: [condition('Ready'), condition('Synced')] } },
+        contentType: CONTENT_TYPE.mergePatch,
+        query: { fieldManager: 'bench-provider' },
+      },
+    );
+    this.statusWrites++;
+  }
+}
