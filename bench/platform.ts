@@ -278,7 +278,7 @@ interface Converged {
 }
 
 async function createAndWait(
-  { client, p, progress }: Bench,
+  { client, p, progress, provider }: Bench,
   readiness: Readiness,
   options: PlatformOptions,
 ): Promise<Converged> {
@@ -286,7 +286,9 @@ async function createAndWait(
   const createdAt = new Map<string, number>();
   const started = Date.now();
   const report = setInterval(() => {
-    progress.withMemory(`${createdAt.size} of ${xrs.length} XRs created, ${readiness.readyAt.size} Ready`);
+    const writes = provider?.writes;
+    const managed = writes === undefined ? '' : `; provider: ${writes.done} Ready written, ${writes.failed} failed`;
+    progress.withMemory(`${createdAt.size} of ${xrs.length} XRs created, ${readiness.readyAt.size} Ready${managed}`);
   }, PROGRESS_EVERY_MS);
   try {
     await progress.phase(`create ${xrs.length} XRs (${options.concurrency} at once)`, () =>
@@ -523,6 +525,8 @@ interface Bench {
   controller: ControllerProcess;
   fn: FunctionUnderTest;
   progress: Progress;
+  /** Set once the provider runs, for the progress lines. */
+  provider?: SimulatedProvider;
 }
 
 /** From the start on an empty cluster to the installed API: start-up time, RSS before and after, kinds watched. */
@@ -589,6 +593,7 @@ async function measure(
   const started = await startAndInstall(bench);
   const rss = new RssSampler(() => controller.pid).start();
   const provider = await SimulatedProvider.start(client, client.kubeConfig, p.managed, options.providerDelayMs);
+  bench.provider = provider;
   const readiness = await Readiness.start(client, p);
   try {
     const converging = await converge(bench, readiness, options);

@@ -3,7 +3,7 @@
 // subresource, as a provider reports an external resource available. Its requests go through the benchmark's
 // counting client, so they are the benchmark's own and not the controller's.
 import type { KubeConfig } from '@kubernetes/client-node';
-import { CONTENT_TYPE, type KubeClient } from '../../src/kube/index.js';
+import { CONTENT_TYPE, isNotFound, type KubeClient } from '../../src/kube/index.js';
 import type { ScaleXr } from './api.js';
 import { ReadyWatch } from './readyWatch.js';
 
@@ -17,6 +17,7 @@ export class SimulatedProvider {
   private readonly scheduled = new Set<string>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private statusWrites = 0;
+  private failedWrites = 0;
 
   private constructor(
     private readonly client: KubeClient,
@@ -41,9 +42,9 @@ export class SimulatedProvider {
     return provider;
   }
 
-  /** Status writes made so far. */
-  get writes(): number {
-    return this.statusWrites;
+  /** Status writes made so far, and those the API server did not take (each tried again). */
+  get writes(): { done: number; failed: number } {
+    return { done: this.statusWrites, failed: this.failedWrites };
   }
 
   /** Open watches: one per kind. */
@@ -61,11 +62,17 @@ export class SimulatedProvider {
     const key = `${kind.plural}/${namespace}/${name}`;
     if (ready || this.scheduled.has(key)) return;
     this.scheduled.add(key);
+    this.later(kind, namespace, name);
+  }
+
+  /** Marks the object Ready after the delay; a write the API server did not take is tried again after another. */
+  private later(kind: ProviderKind, namespace: string, name: string): void {
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      void this.markReady(kind, namespace, name).catch(() => {
-        // Gone, or the API server was busy: the next event about it schedules it again.
-        this.scheduled.delete(key);
+      this.markReady(kind, namespace, name).catch((err: unknown) => {
+        if (isNotFound(err)) return;
+        this.failedWrites++;
+        this.later(kind, namespace, name);
       });
     }, this.delayMs);
     this.timers.add(timer);

@@ -73,11 +73,25 @@ export async function startFunctionCommand(command: string, port?: number): Prom
   });
 }
 
+/** How to kill each function process still running, so that one whose starter exits (a stopped benchmark) goes too. */
+const running = new Map<ChildProcess, (signal: 'SIGKILL') => void>();
+process.on('exit', () => {
+  for (const kill of running.values()) {
+    try {
+      kill('SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+});
+
 async function listening(
   child: ChildProcess,
   port: number,
   kill: (signal: 'SIGTERM' | 'SIGKILL') => void,
 ): Promise<FunctionProcess> {
+  running.set(child, kill);
+  child.once('exit', () => running.delete(child));
   try {
     await waitListening(child, port, 15_000);
   } catch (err) {
