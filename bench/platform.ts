@@ -43,6 +43,7 @@ import {
   type Platform,
 } from './harness/platformApi.js';
 import { SimulatedProvider } from './harness/provider.js';
+import { retryTransient } from './harness/retry.js';
 import { ReadyWatch } from './harness/readyWatch.js';
 import { cpuBetween, cpuMark, keepPlaneLogs, loadAverage, Progress, type CpuFigures } from './harness/run.js';
 import {
@@ -287,7 +288,10 @@ async function createAndWait(
   const started = Date.now();
   const report = setInterval(() => {
     const writes = provider?.writes;
-    const managed = writes === undefined ? '' : `; provider: ${writes.done} Ready written, ${writes.failed} failed`;
+    const managed =
+      writes === undefined
+        ? ''
+        : `; provider: ${writes.done} Ready written, ${writes.failed} failed (${writes.lastError})`;
     progress.withMemory(`${createdAt.size} of ${xrs.length} XRs created, ${readiness.readyAt.size} Ready${managed}`);
   }, PROGRESS_EVERY_MS);
   try {
@@ -295,7 +299,7 @@ async function createAndWait(
       forEachBounded(xrs, options.concurrency, async (xr) => {
         const api = p.xrs[xr.kind];
         if (api === undefined) return;
-        await createXr(client, { api, namespace: xr.namespace }, xr.name, 'v1');
+        await retryTransient(() => createXr(client, { api, namespace: xr.namespace }, xr.name, 'v1'));
         createdAt.set(keyOf(xr), Date.now());
       }),
     );

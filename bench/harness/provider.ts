@@ -18,6 +18,7 @@ export class SimulatedProvider {
   private readonly timers = new Set<NodeJS.Timeout>();
   private statusWrites = 0;
   private failedWrites = 0;
+  private lastError = '';
 
   private constructor(
     private readonly client: KubeClient,
@@ -43,8 +44,8 @@ export class SimulatedProvider {
   }
 
   /** Status writes made so far, and those the API server did not take (each tried again). */
-  get writes(): { done: number; failed: number } {
-    return { done: this.statusWrites, failed: this.failedWrites };
+  get writes(): { done: number; failed: number; lastError: string } {
+    return { done: this.statusWrites, failed: this.failedWrites, lastError: this.lastError };
   }
 
   /** Open watches: one per kind. */
@@ -62,19 +63,23 @@ export class SimulatedProvider {
     const key = `${kind.plural}/${namespace}/${name}`;
     if (ready || this.scheduled.has(key)) return;
     this.scheduled.add(key);
-    this.later(kind, namespace, name);
+    this.later(kind, namespace, name, this.delayMs);
   }
 
-  /** Marks the object Ready after the delay; a write the API server did not take is tried again after another. */
-  private later(kind: ProviderKind, namespace: string, name: string): void {
+  /**
+   * Marks the object Ready after `delayMs`; a write the API server did not take is tried again after twice as long
+   * (at most 30 s), so a provider does not add to the load of a busy API server.
+   */
+  private later(kind: ProviderKind, namespace: string, name: string, delayMs: number): void {
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       this.markReady(kind, namespace, name).catch((err: unknown) => {
         if (isNotFound(err)) return;
         this.failedWrites++;
-        this.later(kind, namespace, name);
+        this.lastError = err instanceof Error ? err.message : String(err);
+        this.later(kind, namespace, name, Math.min(30_000, Math.max(250, delayMs * 2)));
       });
-    }, this.delayMs);
+    }, delayMs);
     this.timers.add(timer);
   }
 
