@@ -123,15 +123,16 @@ function firstStep(api: ScaleApi): Record<string, unknown> {
 }
 
 function composition(api: ScaleApi): KubeObject {
+  return pipelineComposition(api, [firstStep(api), { step: 'ready', functionRef: { name: AUTO_READY_FUNCTION } }]);
+}
+
+/** A Pipeline-mode Composition of `api`'s XRs, named as its plural (waitUntilServed looks for its revision so). */
+export function pipelineComposition(api: ScaleApi, pipeline: readonly Record<string, unknown>[]): KubeObject {
   return {
     apiVersion: 'apiextensions.crossplane.io/v1',
     kind: 'Composition',
     metadata: { name: api.plural },
-    spec: {
-      compositeTypeRef: { apiVersion: api.apiVersion, kind: api.kind },
-      mode: 'Pipeline',
-      pipeline: [firstStep(api), { step: 'ready', functionRef: { name: AUTO_READY_FUNCTION } }],
-    },
+    spec: { compositeTypeRef: { apiVersion: api.apiVersion, kind: api.kind }, mode: 'Pipeline', pipeline },
   };
 }
 
@@ -140,11 +141,16 @@ const COMPOSITOR_NAMESPACE = 'crossplane-system';
 
 /** The probe function (test/functions/probe-function.ts) reached at `endpoint` over plaintext gRPC. */
 export function probeFunction(endpoint: string): KubeObject {
+  return endpointFunction(PROBE_FUNCTION_NAME, endpoint);
+}
+
+/** A Function compositor calls at `endpoint` (its endpoint annotation) rather than running its package. */
+export function endpointFunction(name: string, endpoint: string): KubeObject {
   return {
     apiVersion: 'pkg.crossplane.io/v1',
     kind: 'Function',
-    metadata: { name: PROBE_FUNCTION_NAME, annotations: { [ENDPOINT_ANNOTATION]: endpoint } },
-    spec: { package: 'xpkg.example.org/bench/function-probe:v0.1.0' },
+    metadata: { name, annotations: { [ENDPOINT_ANNOTATION]: endpoint } },
+    spec: { package: `xpkg.example.org/bench/${name}:v0.1.0` },
   };
 }
 

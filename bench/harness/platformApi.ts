@@ -4,11 +4,10 @@
 // EnvironmentConfig and, in each namespace, the labelled ConfigMap the function requires. The first XRD's XRs compose
 // two XRs of the second (nesting depth 3: XR, child XRs, their resources); every other XRD's XRs compose a ConfigMap
 // and a Secret and two managed resources through the function, and a ConfigMap through patch-and-transform.
-import { ENDPOINT_ANNOTATION } from '../../src/functions/index.js';
 import type { KubeClient, KubeObject } from '../../src/kube/index.js';
 import { apply, AUTO_READY_FUNCTION, ensureNamespace, functions, PT_FUNCTION } from '../../test/integration/engine.js';
 import type { PlatformInput } from '../functions/platform-fn/main.js';
-import { definition, scaleApi, waitUntilServed, type ScaleApi } from './api.js';
+import { definition, endpointFunction, pipelineComposition, scaleApi, waitUntilServed, type ScaleApi } from './api.js';
 import { until } from './util.js';
 
 export const PLATFORM_FUNCTION = 'function-platform';
@@ -103,34 +102,15 @@ function composition(p: Platform, index: number): KubeObject {
     patches: [{ type: 'FromCompositeFieldPath', fromFieldPath: 'spec.value', toFieldPath: 'data.value' }],
     readinessChecks: [{ type: 'None' }],
   };
-  return {
-    apiVersion: 'apiextensions.crossplane.io/v1',
-    kind: 'Composition',
-    metadata: { name: api.plural },
-    spec: {
-      compositeTypeRef: { apiVersion: api.apiVersion, kind: api.kind },
-      mode: 'Pipeline',
-      pipeline: [
-        { step: 'platform', functionRef: { name: PLATFORM_FUNCTION }, input: inputOf(p, index) },
-        {
-          step: 'patch-and-transform',
-          functionRef: { name: PT_FUNCTION },
-          input: { apiVersion: 'pt.fn.crossplane.io/v1beta1', kind: 'Resources', resources: [pt] },
-        },
-        { step: 'ready', functionRef: { name: AUTO_READY_FUNCTION } },
-      ],
+  return pipelineComposition(api, [
+    { step: 'platform', functionRef: { name: PLATFORM_FUNCTION }, input: inputOf(p, index) },
+    {
+      step: 'patch-and-transform',
+      functionRef: { name: PT_FUNCTION },
+      input: { apiVersion: 'pt.fn.crossplane.io/v1beta1', kind: 'Resources', resources: [pt] },
     },
-  };
-}
-
-/** The platform function, reached at `endpoint` (compositor's endpoint annotation). */
-function platformFunction(endpoint: string): KubeObject {
-  return {
-    apiVersion: 'pkg.crossplane.io/v1',
-    kind: 'Function',
-    metadata: { name: PLATFORM_FUNCTION, annotations: { [ENDPOINT_ANNOTATION]: endpoint } },
-    spec: { package: 'xpkg.example.org/bench/function-platform:v0.1.0' },
-  };
+    { step: 'ready', functionRef: { name: AUTO_READY_FUNCTION } },
+  ]);
 }
 
 export function settingsConfigMap(namespace: string, tier: string): KubeObject {
@@ -163,7 +143,7 @@ export async function installPlatform(client: KubeClient, p: Platform, functionE
       { timeoutMs: 60_000, intervalMs: 200 },
     );
   }
-  for (const fn of [...functions(), platformFunction(functionEndpoint)]) await apply(client, fn);
+  for (const fn of [...functions(), endpointFunction(PLATFORM_FUNCTION, functionEndpoint)]) await apply(client, fn);
   await apply(client, {
     apiVersion: 'apiextensions.crossplane.io/v1beta1',
     kind: 'EnvironmentConfig',
