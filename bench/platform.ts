@@ -5,6 +5,7 @@
 // XRD's XRs compose two XRs of the second (nesting depth 3). compositor runs as a separate process at its shipped
 // defaults (--controller-cmd runs another controller), the function as another (--function-cmd runs any function
 // binary instead, given --insecure --address=<host:port>). Prints one JSON object; progress goes to stderr.
+// The Function object carries compositor's endpoint annotation; another controller must find the function its own way.
 // Figures: per-XR time from its own create to Ready and the tail after the last create; writes and reads per XR
 // counted by the API server (harness/serverRequests.ts, the benchmark's own requests, the provider's among them,
 // subtracted); gRPC calls counted by the function process, per XR while converging and per minute at rest; writes at
@@ -742,7 +743,18 @@ function optionsFromArgs(argv: readonly string[]): PlatformOptions {
   };
 }
 
+const USAGE = `npm run bench:platform -- [--xrds 20] [--namespaces 50] [--xrs 5000] [--managed-kinds 20]
+    [--provider-delay 2s] [--controller-cmd "<command>"] [--controller-ready-url <url>] [--function-cmd "<command>"]
+    [--idle 2m] [--concurrency 32] [--drift-samples 20] [--drift-timeout 90s] [--restart-window 60s]
+    [--ready-timeout 30m]
+Prints one JSON object; bench/RESULTS.md explains its figures. Progress goes to stderr.
+`;
+
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  if (process.argv.includes('--help')) {
+    process.stdout.write(USAGE);
+    process.exit(0);
+  }
   // A stopped run still stops what it started: exiting runs the harness's exit hooks.
   for (const [signal, code] of [
     ['SIGINT', 130],
