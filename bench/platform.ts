@@ -293,7 +293,8 @@ async function createAndWait(
       writes === undefined
         ? ''
         : `; provider: ${writes.done} Ready written, ${writes.failed} failed (${writes.lastError})`;
-    progress.withMemory(`${createdAt.size} of ${xrs.length} XRs created, ${readiness.readyAt.size} Ready${managed}`);
+    const ready = [...createdAt.keys()].filter((key) => readiness.readyAt.has(key)).length;
+    progress.withMemory(`${createdAt.size} of ${xrs.length} XRs created, ${ready} of them Ready${managed}`);
   }, PROGRESS_EVERY_MS);
   try {
     await progress.phase(`create ${xrs.length} XRs (${options.concurrency} at once)`, () =>
