@@ -18,7 +18,7 @@
 //        [--idle 2m] [--concurrency 32] [--drift-samples 20] [--drift-timeout 90s] [--restart-window 60s]
 //        [--ready-timeout 30m]
 import { parseArgs } from 'node:util';
-import { pathToFileURL, fileURLToPath } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { parseDuration } from '../src/apis/index.js';
 import { CONTENT_TYPE, type KubeClient } from '../src/kube/index.js';
 import type { ControlPlane } from '../e2e/controlplane/index.js';
@@ -46,7 +46,7 @@ import {
 import { SimulatedProvider } from './harness/provider.js';
 import { retryTransient } from './harness/retry.js';
 import { ReadyWatch } from './harness/readyWatch.js';
-import { cpuBetween, cpuMark, keepPlaneLogs, loadAverage, Progress, type CpuFigures } from './harness/run.js';
+import { cpuBetween, cpuMark, keepPlaneLogs, loadAverage, Progress, runMain, type CpuFigures } from './harness/run.js';
 import {
   CountingKubeClient,
   mark,
@@ -751,18 +751,4 @@ const USAGE = `npm run bench:platform -- [--xrds 20] [--namespaces 50] [--xrs 50
 Prints one JSON object; bench/RESULTS.md explains its figures. Progress goes to stderr.
 `;
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  if (process.argv.includes('--help')) {
-    process.stdout.write(USAGE);
-    process.exit(0);
-  }
-  // A stopped run still stops what it started: exiting runs the harness's exit hooks.
-  for (const [signal, code] of [
-    ['SIGINT', 130],
-    ['SIGTERM', 143],
-  ] as const) {
-    process.once(signal, () => process.exit(code));
-  }
-  const result = await runPlatform(optionsFromArgs(process.argv.slice(2)));
-  process.stdout.write(JSON.stringify(result) + '\n');
-}
+await runMain(import.meta.url, USAGE, (argv) => runPlatform(optionsFromArgs(argv)));

@@ -20,7 +20,7 @@
 // metadata.managedFields, for the with/without memory comparison in bench/RESULTS.md.
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { parseDuration } from '../src/apis/index.js';
 import type { KubeClient } from '../src/kube/index.js';
 import { CONTENT_TYPE, KindNotServedError } from '../src/kube/index.js';
@@ -57,7 +57,7 @@ import {
   type RequestCounts,
   type ServerPhase,
 } from './harness/serverRequests.js';
-import { cpuBetween, cpuMark, keepPlaneLogs, Progress, type CpuFigures, type CpuMark } from './harness/run.js';
+import { cpuBetween, cpuMark, keepPlaneLogs, Progress, runMain, type CpuFigures, type CpuMark } from './harness/run.js';
 
 export type { CpuFigures } from './harness/run.js';
 export type { ServerPhase } from './harness/serverRequests.js';
@@ -666,22 +666,4 @@ const USAGE = `npm run bench:scale -- [--xrs 1000] [--composed 3] [--max-reconci
 Prints one JSON object; bench/RESULTS.md explains its figures. Progress goes to stderr.
 `;
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  if (process.argv.includes('--help')) {
-    process.stdout.write(USAGE);
-    process.exit(0);
-  }
-  // A stopped run still stops what it started: exiting runs the harness's exit hooks, which kill the controller and
-  // the plane's servers (the plane's directory, with its logs, is left behind).
-  for (const [signal, code] of [
-    ['SIGINT', 130],
-    ['SIGTERM', 143],
-  ] as const) {
-    process.once(signal, () => {
-      process.stderr.write(`${new Date().toISOString()} ${signal}: stopping\n`);
-      process.exit(code);
-    });
-  }
-  const result = await runScale(optionsFromArgs(process.argv.slice(2)));
-  process.stdout.write(JSON.stringify(result) + '\n');
-}
+await runMain(import.meta.url, USAGE, (argv) => runScale(optionsFromArgs(argv)));

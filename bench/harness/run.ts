@@ -4,6 +4,7 @@
 import { copyFileSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { ControlPlane } from '../../e2e/controlplane/index.js';
 import type { ControllerProcess } from './controller.js';
 import { MIB, round, rssOf, treeCpuSeconds, treeRss } from './util.js';
@@ -119,4 +120,33 @@ export function keepPlaneLogs(plane: ControlPlane, controller: ControllerProcess
       progress.line(`could not keep ${name}: ${String(copyError)}`);
     }
   }
+}
+
+/**
+ * A benchmark's command line: when `moduleUrl` is the script node was started with, prints `usage` for --help, or
+ * runs the benchmark with the arguments and prints its result as one JSON line. A stopped run still stops what it
+ * started: SIGINT and SIGTERM exit, which runs the harness's exit hooks (they kill the controller, the function
+ * processes and the plane's servers; the plane's directory, with its logs, is left behind).
+ */
+export async function runMain(
+  moduleUrl: string,
+  usage: string,
+  run: (argv: readonly string[]) => Promise<unknown>,
+): Promise<void> {
+  if (process.argv[1] === undefined || moduleUrl !== pathToFileURL(process.argv[1]).href) return;
+  if (process.argv.includes('--help')) {
+    process.stdout.write(usage);
+    process.exit(0);
+  }
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
+    process.once(signal, () => {
+      process.stderr.write(`${new Date().toISOString()} ${signal}: stopping\n`);
+      process.exit(code);
+    });
+  }
+  const result = await run(process.argv.slice(2));
+  process.stdout.write(JSON.stringify(result) + '\n');
 }
