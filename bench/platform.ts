@@ -46,7 +46,7 @@ import {
 import { SimulatedProvider } from './harness/provider.js';
 import { retryTransient } from './harness/retry.js';
 import { ReadyWatch } from './harness/readyWatch.js';
-import { cpuBetween, cpuMark, keepPlaneLogs, loadAverage, Progress, runMain, type CpuFigures } from './harness/run.js';
+import { cpuBetween, cpuMark, loadAverage, measuring, Progress, runMain, type CpuFigures } from './harness/run.js';
 import {
   CountingKubeClient,
   mark,
@@ -686,19 +686,15 @@ export async function runPlatform(options: PlatformOptions): Promise<PlatformRes
   });
   const progress = new Progress(options.progress, plane, controller);
   const client = new CountingKubeClient(reusingKubeConfig(plane.kubeConfig));
-  try {
-    const result = await measure({ client, p, plane, controller, fn, progress }, options);
-    return { ...result, targets: targetsOf(result), countedAt: COUNTED_AT, node: process.version };
-  } catch (err) {
-    keepPlaneLogs(plane, controller, progress);
-    throw err;
-  } finally {
-    await progress.phase('stop the controller, the function and the control plane', async () => {
-      await controller.stop();
-      await fn.process.stop();
-      await plane.stop();
-    });
-  }
+  const stopFunction = { what: 'the function', stop: () => fn.process.stop() };
+  return measuring(
+    { plane, controller, progress },
+    async () => {
+      const result = await measure({ client, p, plane, controller, fn, progress }, options);
+      return { ...result, targets: targetsOf(result), countedAt: COUNTED_AT, node: process.version };
+    },
+    [stopFunction],
+  );
 }
 
 function optionsFromArgs(argv: readonly string[]): PlatformOptions {

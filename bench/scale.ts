@@ -57,7 +57,7 @@ import {
   type RequestCounts,
   type ServerPhase,
 } from './harness/serverRequests.js';
-import { cpuBetween, cpuMark, keepPlaneLogs, Progress, runMain, type CpuFigures, type CpuMark } from './harness/run.js';
+import { cpuBetween, cpuMark, measuring, Progress, runMain, type CpuFigures, type CpuMark } from './harness/run.js';
 
 export type { CpuFigures } from './harness/run.js';
 export type { ServerPhase } from './harness/serverRequests.js';
@@ -540,7 +540,7 @@ export async function runScale(options: ScaleOptions): Promise<ScaleResult> {
   });
   const progress = new Progress(options.progress, plane, controller);
   progress.line(`control plane started in ${round((Date.now() - started) / 1000, 1)} s`);
-  try {
+  return measuring({ plane, controller, progress }, async () => {
     const client = new CountingKubeClient(reusingKubeConfig(plane.kubeConfig));
     const api = scaleApi('XScale', options.composed);
     progress.line(`control plane in ${dirname(plane.kubeconfigPath)}; controller log ${controller.log}`);
@@ -609,15 +609,7 @@ export async function runScale(options: ScaleOptions): Promise<ScaleResult> {
       restart,
     };
     return { ...result, targets: targetsOf(result), node: process.version };
-  } catch (err) {
-    keepPlaneLogs(plane, controller, progress);
-    throw err;
-  } finally {
-    await progress.phase('stop the controller and the control plane', async () => {
-      await controller.stop();
-      await plane.stop();
-    });
-  }
+  });
 }
 
 function optionsFromArgs(argv: readonly string[]): ScaleOptions {

@@ -150,3 +150,28 @@ export async function runMain(
   const result = await run(process.argv.slice(2));
   process.stdout.write(JSON.stringify(result) + '\n');
 }
+
+/**
+ * Runs a benchmark's measurements: when they fail, the control plane's logs are kept next to the controller's; either
+ * way the controller, then `others` (a function process) and the control plane are stopped.
+ */
+export async function measuring<T>(
+  run: { plane: ControlPlane; controller: ControllerProcess; progress: Progress },
+  work: () => Promise<T>,
+  others: { what: string; stop: () => Promise<void> }[] = [],
+): Promise<T> {
+  const { plane, controller, progress } = run;
+  try {
+    return await work();
+  } catch (err) {
+    keepPlaneLogs(plane, controller, progress);
+    throw err;
+  } finally {
+    const what = ['the controller', ...others.map((o) => o.what), 'the control plane'].join(', ');
+    await progress.phase(`stop ${what}`, async () => {
+      await controller.stop();
+      for (const other of others) await other.stop();
+      await plane.stop();
+    });
+  }
+}
