@@ -1,0 +1,142 @@
+import { merge, type Subscription } from 'rxjs';
+import type { Logger } from 'pino';
+import type { KubeObject } from '../kube/index.js';
+import type { Lifecycle } from '../lifecycle/index.js';
+import type { Metrics } from '../metrics/index.js';
+import type { FairLineOptions, ReconcileQueue, Reconciler } from '../queue/index.js';
+import type { InformerLease, InformerRegistry, ObjectStore } from '../watch/index.js';
+import { controllerQueue, type ControllerSettings, type ErrorLog } from './reconcileQueue.js';
+import { isKindWatch, keysOf, type KeyRequest, type KindWatch, type Watch } from './watches.js';
+
+/** Everything a controller is: its name, what it watches and how events map to keys, and its reconcile. */
+export interface ControllerShellOptions {
+  /** The `controller` label of its metrics and field of its logs, e.g. usage/usages.protection.crossplane.io. */
+  name: string;
+  informers: Pick<InformerRegistry, 'acquire'>;
+  metrics: Metrics;
+  settings: ControllerSettings;
+  logger: Logger;
+  /** Kinds (whose shared informers the shell holds) and other streams of keys; their keys go to one queue. */
+  watches: readonly Watch[];
+  reconcile: Reconciler;
+  errors: ErrorLog;
+  /** A pool of its own size instead of --max-concurrent-reconciles. */
+  workers?: number;
+  /** --fair-queue. */
+  fairness?: FairLineOptions;
+  /** Runs once the caches are synced, before the first reconcile: what builds on the caches (a reconciler). */
+  ready?: () => Promise<void> | void;
+}
+
+/**
+ * The one shell every controller runs in, as controller-runtime's: `start` takes a lease on each watched kind,
+ * joins its events (a late joiner gets the cache replayed, see withReplay) and every other key stream to the one
+ * queue, waits for the first lists, then starts the workers; `stop` ends all of that in reverse, within its
+ * deadline. The queue is the controllerQueue: the process's reconcile limiter, quiet conflicts, one log per failure.
+ *
+ * @example
+ * const shell = new ControllerShell({ name, informers, metrics, settings, logger, reconcile,
+ *   watches: [watchKind<Usage>({ kind: USAGE, keys: (e) => (e.type === 'delete' ? [] : [objectKey(e.object)]) })],
+ *   errors: { keyField: 'usage' } });
+ * await shell.start(signal);
+ * await shell.stop(AbortSignal.timeout(30_000));
+ */
+export class ControllerShell implements Lifecycle {
+  private readonly queue: ReconcileQueue;
+  private readonly leases = new Map<string, InformerLease>();
+  private readonly logger: Logger;
+  private subscription: Subscription | undefined;
+
+  constructor(private readonly options: ControllerShellOptions) {
+    this.logger = options.logger.child({ controller: options.name });
+    this.queue = controllerQueue(options);
+  }
+
+  get name(): string {
+    return this.options.name;
+  }
+
+  /** Holds the watched kinds, joins every key stream to the queue, and starts the workers once the caches synced. */
+  async start(signal?: AbortSignal): Promise<void> {
+    const kinds = this.options.watches.filter(isKindWatch);
+    await this.acquire(kinds);
+    const sources = this.options.watches.map((watch) =>
+      isKindWatch(watch) ? keysOf(this.lease(watch.kind).informer.events$, watch, this.logger) : watch.keys$,
+    );
+    this.subscription = merge(...sources).subscribe((request) => {
+      this.request(request);
+    });
+    const syncs = kinds.filter((w) => w.waitForSync !== false).map((w) => this.lease(w.kind).informer.waitForSync());
+    await Promise.race([Promise.all(syncs), aborted(signal)]);
+    await this.options.ready?.();
+    await this.queue.start();
+  }
+
+  /** Stops taking work, waits for reconciles in flight until `deadline` aborts, then lets go of the informers. */
+  async stop(deadline: AbortSignal): Promise<void> {
+    this.subscription?.unsubscribe();
+    this.subscription = undefined;
+    await this.queue.stop(deadline);
+    const leases = [...this.leases.values()];
+    this.leases.clear();
+    await Promise.all(leases.map((lease) => lease.release()));
+  }
+
+  /** The lease of a watched kind, once start has taken it. */
+  lease<T extends KubeObject = KubeObject>(kind: { apiVersion: string; kind: string }): InformerLease<T> {
+    const lease = this.leases.get(gvk(kind));
+    if (!lease) throw new Error(`cannot read ${gvk(kind)}: controller ${this.options.name} does not hold its informer`);
+    return lease as unknown as InformerLease<T>;
+  }
+
+  /** The cache of a watched kind; undefined before start and after stop. */
+  store<T extends KubeObject = KubeObject>(kind: { apiVersion: string; kind: string }): ObjectStore<T> | undefined {
+    return (this.leases.get(gvk(kind)) as InformerLease<T> | undefined)?.informer.store;
+  }
+
+  /** Asks for a key now, or after a delay. */
+  request(request: KeyRequest): void {
+    if (typeof request === 'string') this.queue.add(request);
+    else this.queue.addAfter(request.key, request.afterMs);
+  }
+
+  /** Keys queued, reconciling, waiting: for diagnostics and tests. */
+  stats(): ReturnType<ReconcileQueue['stats']> {
+    return this.queue.stats();
+  }
+
+  /** Takes a lease per kind; when one fails, lets go of those taken and rethrows. */
+  private async acquire(kinds: readonly KindWatch[]): Promise<void> {
+    try {
+      for (const watch of kinds) {
+        const lease = await this.options.informers.acquire(watch.kind.apiVersion, watch.kind.kind);
+        this.leases.set(gvk(watch.kind), lease);
+        for (const [name, index] of Object.entries(watch.indexes ?? {})) lease.informer.store.addIndex(name, index);
+      }
+    } catch (err) {
+      const taken = [...this.leases.values()];
+      this.leases.clear();
+      await Promise.all(taken.map((lease) => lease.release()));
+      throw err;
+    }
+  }
+}
+
+function gvk(kind: { apiVersion: string; kind: string }): string {
+  return `${kind.apiVersion}/${kind.kind}`;
+}
+
+/** Resolves when `signal` aborts; never without one. */
+function aborted(signal: AbortSignal | undefined): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (!signal) return;
+    if (signal.aborted) resolve();
+    signal.addEventListener(
+      'abort',
+      () => {
+        resolve();
+      },
+      { once: true },
+    );
+  });
+}
