@@ -12,7 +12,8 @@ import { isKindWatch, keysOf, type KeyRequest, type KindWatch, type Watch } from
 export interface ControllerShellOptions {
   /** The `controller` label of its metrics and field of its logs, e.g. usage/usages.protection.crossplane.io. */
   name: string;
-  informers: Pick<InformerRegistry, 'acquire'>;
+  /** Where the watched kinds' informers come from; a controller that watches no kind needs none. */
+  informers?: Pick<InformerRegistry, 'acquire'>;
   metrics: Metrics;
   settings: ControllerSettings;
   logger: Logger;
@@ -109,7 +110,9 @@ export class ControllerShell implements Lifecycle {
   private async acquire(kinds: readonly KindWatch[]): Promise<void> {
     try {
       for (const watch of kinds) {
-        const lease = await this.options.informers.acquire(watch.kind.apiVersion, watch.kind.kind);
+        const { informers } = this.options;
+        if (!informers) throw new Error(`cannot watch ${gvk(watch.kind)}: controller ${this.options.name} has no informers`);
+        const lease = await informers.acquire(watch.kind.apiVersion, watch.kind.kind);
         this.leases.set(gvk(watch.kind), lease);
         for (const [name, index] of Object.entries(watch.indexes ?? {})) lease.informer.store.addIndex(name, index);
       }

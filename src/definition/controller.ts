@@ -101,13 +101,7 @@ export class DefinitionController implements Lifecycle {
         this.awaitFirstPass();
       },
     });
-    this.running = new RunningControllers({
-      newComposite: options.newComposite,
-      cached: (key) => this.cached(key),
-      metrics: options.metrics,
-      logger: options.logger,
-      stopDeadlineMs: options.stopDeadlineMs ?? 30_000,
-    });
+    this.running = new RunningControllers({ ...options, cached: (key) => this.cached(key) });
   }
 
   /** Names of the composite controllers running now. */

@@ -68,14 +68,7 @@ export class ShardFollower implements Lifecycle {
       workers: 1,
       reconcile: (key, signal) => this.reconcile(key, signal),
     });
-    this.running = new RunningControllers({
-      newComposite: options.newComposite,
-      cached: (key) => this.cached(key),
-      metrics: options.metrics,
-      logger: options.logger,
-      stopDeadlineMs: options.stopDeadlineMs ?? 30_000,
-      role: 'shard follower',
-    });
+    this.running = new RunningControllers({ ...options, cached: (key) => this.cached(key), role: 'shard follower' });
   }
 
   /** Names of the composite controllers running now. */
