@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { errorMessage } from '../base/index.js';
+import { errorMessage, type Clock } from '../base/index.js';
 import { isConflict } from '../kube/index.js';
 import type { Metrics } from '../metrics/index.js';
 import { ReconcileQueue, type FairLineOptions, type ReconcileLimiter, type Reconciler } from '../queue/index.js';
@@ -36,6 +36,8 @@ export interface ControllerQueueOptions {
   workers?: number;
   /** --fair-queue. */
   fairness?: FairLineOptions;
+  /** Delays and durations; the system clock unless given. */
+  clock?: Clock;
 }
 
 /**
@@ -57,6 +59,7 @@ export function controllerQueue(options: ControllerQueueOptions): ReconcileQueue
     workers: options.workers ?? settings.workers,
     limiter: settings.reconcileLimiter,
     fairness: options.fairness,
+    clock: options.clock,
     isConflict,
     reconcile: options.reconcile,
     onError: (key, err) => {

@@ -2,29 +2,17 @@ import { merge, type Subscription } from 'rxjs';
 import type { Logger } from 'pino';
 import type { KubeObject } from '../kube/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
-import type { Metrics } from '../metrics/index.js';
-import type { FairLineOptions, ReconcileQueue, Reconciler } from '../queue/index.js';
+import type { ReconcileQueue } from '../queue/index.js';
 import type { InformerLease, InformerRegistry, ObjectStore } from '../watch/index.js';
-import { controllerQueue, type ControllerSettings, type ErrorLog } from './reconcileQueue.js';
+import { controllerQueue, type ControllerQueueOptions } from './reconcileQueue.js';
 import { isKindWatch, keysOf, type KeyRequest, type KindWatch, type Watch } from './watches.js';
 
 /** Everything a controller is: its name, what it watches and how events map to keys, and its reconcile. */
-export interface ControllerShellOptions {
-  /** The `controller` label of its metrics and field of its logs, e.g. usage/usages.protection.crossplane.io. */
-  name: string;
+export interface ControllerShellOptions extends ControllerQueueOptions {
   /** Where the watched kinds' informers come from; a controller that watches no kind needs none. */
   informers?: Pick<InformerRegistry, 'acquire'>;
-  metrics: Metrics;
-  settings: ControllerSettings;
-  logger: Logger;
   /** Kinds (whose shared informers the shell holds) and other streams of keys; their keys go to one queue. */
   watches: readonly Watch[];
-  reconcile: Reconciler;
-  errors: ErrorLog;
-  /** A pool of its own size instead of --max-concurrent-reconciles. */
-  workers?: number;
-  /** --fair-queue. */
-  fairness?: FairLineOptions;
   /** Runs once the caches are synced, before the first reconcile: what builds on the caches (a reconciler). */
   ready?: () => Promise<void> | void;
 }

@@ -67,6 +67,8 @@ export class ManagedController<T extends ManagedResource = ManagedResource> impl
     const logger = options.logger.child({ controller: this.name });
     this.shell = new ControllerShell({
       ...options,
+      // The queue keeps the system clock: `clock` only dates what the reconciler writes.
+      clock: undefined,
       name: this.name,
       watches: [watchKind<T>({ kind: type, keys: (event) => this.keysOf(event) })],
       reconcile: (key, signal) => {
