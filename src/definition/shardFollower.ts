@@ -60,7 +60,7 @@ export class ShardFollower implements Lifecycle {
   private readonly shell: ControllerShell;
   private readonly running: RunningControllers;
 
-  constructor(options: ShardFollowerOptions) {
+  constructor(private readonly options: ShardFollowerOptions) {
     this.shell = xrdShell({
       ...options,
       name: CONTROLLER_NAME,
