@@ -60,5 +60,13 @@ export {
   type ControllerSettings,
   type ErrorLog,
 } from './reconcileQueue.js';
-export { ownKey, watchKind, type KeyRequest, type Keys, type KindWatch, type StreamWatch, type Watch } from './watches.js';
+export {
+  ownKey,
+  watchKind,
+  type KeyRequest,
+  type Keys,
+  type KindWatch,
+  type StreamWatch,
+  type Watch,
+} from './watches.js';
 export type { ControllerContext } from './context.js';

@@ -99,7 +99,8 @@ export class ControllerShell implements Lifecycle {
     try {
       for (const watch of kinds) {
         const { informers } = this.options;
-        if (!informers) throw new Error(`cannot watch ${gvk(watch.kind)}: controller ${this.options.name} has no informers`);
+        if (!informers)
+          throw new Error(`cannot watch ${gvk(watch.kind)}: controller ${this.options.name} has no informers`);
         const lease = await informers.acquire(watch.kind.apiVersion, watch.kind.kind);
         this.leases.set(gvk(watch.kind), lease);
         for (const [name, index] of Object.entries(watch.indexes ?? {})) lease.informer.store.addIndex(name, index);

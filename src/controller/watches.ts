@@ -47,11 +47,7 @@ export function ownKey(event: WatchEvent): string[] {
 }
 
 /** One informer's events as key requests; a mapping that fails loses its event, never the stream. */
-export function keysOf(
-  events$: Observable<WatchEvent>,
-  watch: KindWatch,
-  logger: Logger,
-): Observable<KeyRequest> {
+export function keysOf(events$: Observable<WatchEvent>, watch: KindWatch, logger: Logger): Observable<KeyRequest> {
   if (watch.mapping === 'none') return EMPTY;
   const keys = watch.keys?.bind(watch) ?? ownKey;
   const failed = (event: WatchEvent, err: unknown): Observable<never> => {

@@ -209,7 +209,10 @@ export class CompositionRevisionController implements Lifecycle {
   /** Adopt, find or create the revision of the Composition's hash, number it latest, mark it valid. */
   private async sync(composition: Composition, signal: AbortSignal): Promise<CompositionRevision | undefined> {
     const hash = compositionHash(composition);
-    const listed = this.revisionLease().informer.store.byIndex(REVISIONS_BY_COMPOSITION_INDEX, composition.metadata.name);
+    const listed = this.revisionLease().informer.store.byIndex(
+      REVISIONS_BY_COMPOSITION_INDEX,
+      composition.metadata.name,
+    );
     const revisions: CompositionRevision[] = [];
     for (const revision of listed) revisions.push(await this.adopt(revision, composition, signal));
     const latest = Math.max(0, ...revisions.map(numberOf));
