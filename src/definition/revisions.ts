@@ -1,8 +1,14 @@
 import type { OwnerReference } from '../apis/index.js';
-import type { Logger } from 'pino';
 import type { Clock } from '../base/index.js';
 import { OwnWrites } from '../circuitbreaker/index.js';
-import { ControllerShell, sameCondition, setCondition, watchKind, type Condition } from '../controller/index.js';
+import {
+  ControllerShell,
+  sameCondition,
+  setCondition,
+  watchKind,
+  type Condition,
+  type ControllerContext,
+} from '../controller/index.js';
 import {
   CONTENT_TYPE,
   Discovery,
@@ -10,13 +16,11 @@ import {
   KindNotServedError,
   isConflict,
   isNotFound,
-  type KubeClient,
   type KubeObject,
 } from '../kube/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
-import type { Metrics } from '../metrics/index.js';
 import type { ReconcileLimiter, ReconcileResult } from '../queue/index.js';
-import type { IndexFunction, InformerLease, InformerRegistry, WatchEvent } from '../watch/index.js';
+import type { IndexFunction, InformerLease, WatchEvent } from '../watch/index.js';
 import { referencedRevision, revisionsToDelete } from './revisionGc.js';
 import { compositionHash } from './revisionHash.js';
 
@@ -103,11 +107,10 @@ interface RevisionChange {
   status?: Record<string, unknown>;
 }
 
-export interface CompositionRevisionControllerOptions {
-  client: KubeClient;
-  informers: InformerRegistry;
-  metrics: Metrics;
-  logger: Logger;
+export interface CompositionRevisionControllerOptions extends Pick<
+  ControllerContext,
+  'client' | 'informers' | 'metrics' | 'logger'
+> {
   /** --max-reconcile-rate: the process's one reconcile limiter, shared by every controller. */
   reconcileLimiter: ReconcileLimiter;
   /** --max-composition-revisions: revisions kept per Composition besides referenced ones; undefined keeps all. */
