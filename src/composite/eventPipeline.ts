@@ -381,6 +381,9 @@ export class CompositeEventPipeline implements Lifecycle {
 
   /** A new or changed revision concerns the XRs using it and, for automatic updates, those of its Composition. */
   private revisionToXrs(event: WatchEvent): XrEvent[] {
+    // The revisions that exist (the first list, or the replay to a pipeline joining the shared informer late) are
+    // no change: the XRs using them come with their own events, spread over their poll interval when settled.
+    if (event.type === 'add' && event.initial === true) return [];
     // The ValidPipeline condition written just after a revision is created (or any other status write) changes
     // nothing an XR reads: without this check it would run every XR of the Composition a second time.
     if (event.type === 'update' && !event.afterGap && sameForXrs(event.oldObject, event.object)) return [];
