@@ -13,16 +13,16 @@ const LEAVES = ['apis', 'base', 'metrics'];
 const PURE = ['lifecycle', 'queue', 'circuitbreaker', 'functions'];
 const PLUMBING = [...LEAVES, ...PURE, 'kube', 'watch'];
 /** The controllers: each builds on the kit and the plumbing, never on another controller. */
-const CONTROLLERS = ['composite', 'claim', 'managed', 'packages', 'usage'];
+const CONTROLLERS = ['composite', 'claim', 'managed', 'packages', 'usage', 'operations'];
 const LAYERS = {
   apis: [],
   base: [],
   metrics: [],
   lifecycle: ['base'],
   queue: ['base', 'lifecycle', 'metrics'],
-  circuitbreaker: ['base', 'lifecycle', 'metrics', 'queue'],
+  circuitbreaker: ['base', 'lifecycle', 'metrics'],
   functions: ['apis', 'base', 'lifecycle', 'metrics'],
-  kube: ['apis', 'base', 'lifecycle', 'metrics', 'queue'],
+  kube: ['apis', 'base', 'lifecycle', 'metrics'],
   watch: ['apis', 'base', 'kube', 'lifecycle', 'metrics', 'queue'],
   controller: PLUMBING,
   composite: [...PLUMBING, 'controller'],
@@ -31,6 +31,8 @@ const LAYERS = {
   managed: [...PLUMBING, 'controller'],
   packages: [...PLUMBING, 'controller'],
   usage: [...PLUMBING, 'controller'],
+  // Operations run the function pipeline compositions run, through src/functions, not through src/composite.
+  operations: [...PLUMBING, 'controller'],
   // The XRD controller starts the composite and claim controllers (through factories the engine passes in).
   definition: [...PLUMBING, 'controller', 'composite', 'claim'],
   manager: [...LEAVES, 'lifecycle', 'kube'],

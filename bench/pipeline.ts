@@ -8,7 +8,8 @@ import { Subject } from 'rxjs';
 import { availableParallelism } from 'node:os';
 import { circuitBreaker, OwnWrites, TokenBucketBreaker, type XrEvent } from '../src/circuitbreaker/index.js';
 import { createMetrics } from '../src/metrics/index.js';
-import { ReconcileLimiter, ReconcileQueue, reconcileLimits } from '../src/queue/index.js';
+import { reconcileLimits } from '../src/base/index.js';
+import { ReconcileLimiter, ReconcileQueue } from '../src/queue/index.js';
 
 const EVENTS = 1_000_000;
 const KEYS = 10_000;

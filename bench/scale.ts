@@ -16,7 +16,7 @@
 // Ready, RSS of the controller, kube-apiserver and etcd) goes to stderr; stdout has only the JSON.
 // --controller-ready-url: another controller's readiness endpoint; its start (and restart) is timed until it
 // answers 2xx, rather than from its spawn.
-// --no-cache-trim runs compositor with COMPOSITOR_CACHE_TRIM=false (src/watch/trim.ts): its caches keep
+// --no-cache-trim runs compositor with COMPOSITOR_CACHE_TRIM=false (read by src/cli/environment.ts): its caches keep
 // metadata.managedFields, for the with/without memory comparison in bench/RESULTS.md.
 import { copyFileSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/apis/index.js';
 
-export type Component = 'etcd' | 'kube-apiserver' | 'kube-controller-manager' | 'helm';
+export type Component = 'etcd' | 'kube-apiserver' | 'kube-controller-manager' | 'helm' | 'registry' | 'crane';
 
 /**
  * Paths of the control plane binaries. KUBEBUILDER_ASSETS (a directory holding them, as envtest uses) wins;

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the local control plane's binaries from their Go modules and caches them under
 # ~/.cache/compositor/bin/<component>-<version>/ (reused when present, rebuilt when the version changes).
-# Usage: e2e/controlplane/build.sh [component...]   components: kube-apiserver kube-controller-manager etcd helm
+# Usage: e2e/controlplane/build.sh [component...]
+#   components: kube-apiserver kube-controller-manager etcd helm registry crane
+#   (registry and crane serve the package tests: an OCI registry with auth, and a tool that pushes to it)
 # Prints "<component> <path>" per binary on stdout, progress on stderr; exits non-zero naming what failed.
 set -euo pipefail
 
@@ -9,6 +11,8 @@ set -euo pipefail
 KUBERNETES_VERSION="${COMPOSITOR_KUBERNETES_VERSION:-v1.37.2}"
 ETCD_VERSION="${COMPOSITOR_ETCD_VERSION:-v3.6.16}"
 HELM_VERSION="${COMPOSITOR_HELM_VERSION:-v3.21.4}"
+REGISTRY_VERSION="${COMPOSITOR_REGISTRY_VERSION:-v3.1.2}"
+CRANE_VERSION="${COMPOSITOR_CRANE_VERSION:-v0.22.1}"
 
 CACHE_DIR="${COMPOSITOR_CACHE_DIR:-$HOME/.cache/compositor}"
 BIN_DIR="$CACHE_DIR/bin"
@@ -120,8 +124,26 @@ build_helm() {
   )
 }
 
+# A Go command from a module without replace directives, built from a wrapper module that pins it.
+build_go_tool() {
+  local name="$1" package="$2" version="$3" out="$4" dir="$WORK_DIR/$1-$3"
+  mkdir -p "$dir"
+  (
+    cd "$dir"
+    printf 'module local/%s-binary\n\ngo %s.0\n' "$name" "$(go env GOVERSION | sed -E 's/^go([0-9]+\.[0-9]+).*/\1/')" > go.mod
+    go get -tool "$package@$version" >&2
+    go mod tidy >&2
+    CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$out" "$package" >&2
+  )
+}
+
+# The CNCF distribution registry: the reference OCI registry, with htpasswd and token authentication.
+build_registry() { build_go_tool registry github.com/distribution/distribution/v3/cmd/registry "$@"; }
+# go-containerregistry's crane pushes an OCI image layout (images and indexes) with the registry's auth flow.
+build_crane() { build_go_tool crane github.com/google/go-containerregistry/cmd/crane "$@"; }
+
 components=("$@")
-if [[ ${#components[@]} -eq 0 ]]; then components=(etcd kube-apiserver kube-controller-manager helm); fi
+if [[ ${#components[@]} -eq 0 ]]; then components=(etcd kube-apiserver kube-controller-manager helm registry crane); fi
 mkdir -p "$BIN_DIR" "$WORK_DIR"
 for component in "${components[@]}"; do
   case "$component" in
@@ -129,6 +151,8 @@ for component in "${components[@]}"; do
     kube-controller-manager) install_binary kube-controller-manager "$KUBERNETES_VERSION" build_kube_controller_manager ;;
     etcd) install_binary etcd "$ETCD_VERSION" build_etcd ;;
     helm) install_binary helm "$HELM_VERSION" build_helm ;;
-    *) log "unknown component '$component' (expected kube-apiserver, kube-controller-manager, etcd or helm)"; exit 2 ;;
+    registry) install_binary registry "$REGISTRY_VERSION" build_registry ;;
+    crane) install_binary crane "$CRANE_VERSION" build_crane ;;
+    *) log "unknown component '$component' (expected kube-apiserver, kube-controller-manager, etcd, helm, registry or crane)"; exit 2 ;;
   esac
 done

@@ -1,4 +1,4 @@
-import type { Clock, Timer } from './clock.js';
+import { repeat, sleepOn, type Clock, type Timer } from './clock.js';
 import { MinHeap } from './minHeap.js';
 
 interface PendingTimer {
@@ -36,6 +36,14 @@ export class ManualClock implements Clock {
         this.live -= 1;
       },
     };
+  }
+
+  setInterval(callback: () => void, intervalMs: number): Timer {
+    return repeat(this, callback, intervalMs);
+  }
+
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return sleepOn(this, ms, signal);
   }
 
   /** Moves time forward by `ms`, firing due timers on the way. */

@@ -1,6 +1,13 @@
-import { systemClock, type Clock } from '../base/index.js';
+import {
+  Fifo,
+  type Clock,
+  fullBucket,
+  systemClock,
+  type TokenBucketRate,
+  type TokenBucketState,
+  tryTake,
+} from '../base/index.js';
 import { breakerMetrics, type BreakerMetrics, type Metrics } from '../metrics/index.js';
-import { fullBucket, tryTake, type TokenBucketRate, type TokenBucketState } from '../queue/index.js';
 import type { Breaker, BreakerState, EventResult, Transition } from './breaker.js';
 import { RecentSources } from './recentSources.js';
 import type { WatchedObject } from './watchedObject.js';
@@ -67,8 +74,7 @@ export class TokenBucketBreaker implements Breaker {
   private readonly metrics: BreakerMetrics;
   private readonly circuits = new Map<string, Circuit>();
   /** Opened circuits in opening order, which with one fixed cooldown is also closing order. */
-  private closing: PendingClose[] = [];
-  private closingHead = 0;
+  private readonly closing = new Fifo<PendingClose>();
   private nextSweepAt = Infinity;
 
   constructor(private readonly options: TokenBucketBreakerOptions) {
@@ -110,17 +116,15 @@ export class TokenBucketBreaker implements Breaker {
   advance(): string[] {
     const now = this.clock.now();
     const closed: string[] = [];
-    for (let next = this.closing[this.closingHead]; next !== undefined && next.at <= now;) {
-      this.closingHead += 1;
+    for (let next = this.closing.peek(); next !== undefined && next.at <= now; next = this.closing.peek()) {
+      this.closing.shift();
       const circuit = this.circuits.get(next.key);
       // Skip closes made stale by a reset, by an event that closed the circuit lazily, or by a later reopening.
       if (circuit?.open === true && circuit.openedAt === next.openedAt) {
         this.close(next.key, circuit, now);
         closed.push(next.key);
       }
-      next = this.closing[this.closingHead];
     }
-    this.compactClosing();
     if (now >= this.nextSweepAt) this.sweep(now);
     return closed;
   }
@@ -131,7 +135,7 @@ export class TokenBucketBreaker implements Breaker {
   }
 
   nextDueAt(): number | undefined {
-    const close = this.closing[this.closingHead]?.at ?? Infinity;
+    const close = this.closing.peek()?.at ?? Infinity;
     const due = Math.min(close, this.nextSweepAt);
     return due === Infinity ? undefined : due;
   }
@@ -213,16 +217,6 @@ export class TokenBucketBreaker implements Breaker {
 
   private sweepIntervalMs(): number {
     return this.settings.idleAfterMs / 24;
-  }
-
-  private compactClosing(): void {
-    if (this.closingHead === this.closing.length) {
-      this.closing = [];
-      this.closingHead = 0;
-    } else if (this.closingHead > 1024 && this.closingHead * 2 > this.closing.length) {
-      this.closing = this.closing.slice(this.closingHead);
-      this.closingHead = 0;
-    }
   }
 }
 

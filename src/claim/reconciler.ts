@@ -32,6 +32,7 @@ import {
   publishConnectionSecret,
   readSecretData,
   removeFinalizerPatch,
+  serverSideApply,
   type Discovery,
   type EventSink,
   type KubeClient,
@@ -181,13 +182,8 @@ export class ClaimReconciler {
     if (!ref) await this.applyClaimSpec(claim, { resourceRef: { ...typeRef(xrType), name } }, signal);
     const desired: Xr = withAppliedDigest(compositeFromClaim(claim, xrType, name, existing));
     if (isApplied(desired, existing)) return existing;
-    const path = await this.options.discovery.path(xrType.apiVersion, xrType.kind, name);
-    return this.options.client.request<Xr>('PATCH', path, {
-      body: desired,
-      contentType: CONTENT_TYPE.apply,
-      query: { fieldManager: CLAIM_FIELD_MANAGER, force: true },
-      signal,
-    });
+    const { client, discovery } = this.options;
+    return serverSideApply<Xr>(client, discovery, desired, { fieldManager: CLAIM_FIELD_MANAGER, signal });
   }
 
   /** A claim binds only an XR of its XRD's kind that no other claim holds. */
@@ -272,10 +268,9 @@ export class ClaimReconciler {
   /** Server-side applies the claim spec fields compositor owns, when any differs from what is stored. */
   private async applyClaimSpec(claim: Claim, spec: Record<string, unknown>, signal: AbortSignal): Promise<void> {
     if (isSubset(spec, claim.spec)) return;
-    const written = await this.options.client.request<Claim>('PATCH', await this.pathOf(claim), {
-      body: { apiVersion: claim.apiVersion, kind: claim.kind, metadata: nameOf(claim), spec },
-      contentType: CONTENT_TYPE.apply,
-      query: { fieldManager: CLAIM_FIELD_MANAGER, force: true },
+    const body = { apiVersion: claim.apiVersion, kind: claim.kind, metadata: nameOf(claim), spec };
+    const written = await serverSideApply<Claim>(this.options.client, await this.pathOf(claim), body, {
+      fieldManager: CLAIM_FIELD_MANAGER,
       signal,
     });
     claim.spec = written.spec;
@@ -283,15 +278,14 @@ export class ClaimReconciler {
 
   private async addFinalizer(claim: Claim, signal: AbortSignal): Promise<void> {
     if (claim.metadata.finalizers?.includes(CLAIM_FINALIZER)) return;
-    await this.options.client.request('PATCH', await this.pathOf(claim), {
-      body: {
-        apiVersion: claim.apiVersion,
-        kind: claim.kind,
-        metadata: { ...nameOf(claim), finalizers: [CLAIM_FINALIZER] },
-      },
-      contentType: CONTENT_TYPE.apply,
-      // A manager of its own: the spec applies leave the finalizer out, and would otherwise remove it.
-      query: { fieldManager: FINALIZER_FIELD_MANAGER, force: true },
+    const body = {
+      apiVersion: claim.apiVersion,
+      kind: claim.kind,
+      metadata: { ...nameOf(claim), finalizers: [CLAIM_FINALIZER] },
+    };
+    // A manager of its own: the spec applies leave the finalizer out, and would otherwise remove it.
+    await serverSideApply(this.options.client, await this.pathOf(claim), body, {
+      fieldManager: FINALIZER_FIELD_MANAGER,
       signal,
     });
   }
@@ -308,10 +302,10 @@ export class ClaimReconciler {
 
   private async writeStatus(claim: Claim, status: StatusDraft, signal: AbortSignal): Promise<void> {
     if (status.unchanged()) return;
-    await this.options.client.request('PATCH', `${await this.pathOf(claim)}/status`, {
-      body: { apiVersion: claim.apiVersion, kind: claim.kind, metadata: nameOf(claim), status: status.toStatus() },
-      contentType: CONTENT_TYPE.apply,
-      query: { fieldManager: CLAIM_FIELD_MANAGER, force: true },
+    const body = { apiVersion: claim.apiVersion, kind: claim.kind, metadata: nameOf(claim), status: status.toStatus() };
+    await serverSideApply(this.options.client, await this.pathOf(claim), body, {
+      fieldManager: CLAIM_FIELD_MANAGER,
+      subresource: 'status',
       signal,
     });
   }

@@ -1,7 +1,7 @@
 // compositor keeps its Secrets (the function runtime's CA and client certificate) and its leader lease in its own
 // namespace, --leader-election-namespace. The chart creates that namespace as its release namespace; the fresh
 // control plane of `compositor dev` has only the built-in ones, so dev creates it before the engine starts.
-import { applyObject, Discovery, FIELD_MANAGERS, type KubeClient } from '../kube/index.js';
+import { serverSideApply, Discovery, FIELD_MANAGERS, type KubeClient } from '../kube/index.js';
 import type { Runnable } from '../lifecycle/index.js';
 import { StartupError } from '../manager/index.js';
 
@@ -22,7 +22,7 @@ export class DevNamespace implements Runnable {
   async start(signal: AbortSignal): Promise<void> {
     const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: this.namespace } };
     try {
-      await applyObject(this.client, new Discovery(this.client), namespace, {
+      await serverSideApply(this.client, new Discovery(this.client), namespace, {
         fieldManager: FIELD_MANAGERS.dev,
         signal,
       });

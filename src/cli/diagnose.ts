@@ -1,12 +1,14 @@
 // `compositor diagnose <resource> <name> [-n ns] [-o json]` (or `--stuck`, see stuckXrs.ts, or no arguments for an
 // overview, see diagnoseOverview.ts): reads the cluster and says why a resource is or is not reconciling. What it
 // reads is gathered here; what it concludes is in diagnosis.ts.
-import { errorMessage } from '../base/index.js';
+import { groupOf } from '../apis/index.js';
+import { dateOf, errorMessage, systemClock, type Clock } from '../base/index.js';
 import type { Condition } from '../controller/index.js';
 import { Discovery, getIfExists, KubeClient, loadKubeConfig } from '../kube/index.js';
 import { LEASE_NAME } from '../manager/index.js';
 import { diagnose, type ComposedFacts, type EventFacts, type Facts, type LeaseFacts } from './diagnosis.js';
 import { formatOverview, type Overview } from './diagnoseOverview.js';
+import { kubeconfigSource } from './environment.js';
 import type { Output } from './start.js';
 import { formatStuck, stuckXrs } from './stuckXrs.js';
 
@@ -60,7 +62,7 @@ async function apiResources(client: KubeClient): Promise<ApiResource[]> {
       .filter((r) => !r.name.includes('/'))
       .map((r) => ({
         apiVersion: list.groupVersion,
-        group: list.groupVersion.includes('/') ? (list.groupVersion.split('/')[0] ?? '') : '',
+        group: groupOf(list.groupVersion),
         kind: r.kind,
         plural: r.name,
         singular: r.singularName || r.kind.toLowerCase(),
@@ -204,11 +206,11 @@ async function report(client: KubeClient, options: DiagnoseOptions, now: Date): 
 export async function runDiagnose(
   options: DiagnoseOptions,
   output: Output,
-  now: () => Date = () => new Date(),
+  clock: Pick<Clock, 'now'> = systemClock,
 ): Promise<number> {
   try {
-    const client = new KubeClient(loadKubeConfig({ path: options.kubeconfig }));
-    output.stdout(await report(client, options, now()));
+    const client = new KubeClient(loadKubeConfig(kubeconfigSource(options.kubeconfig)));
+    output.stdout(await report(client, options, dateOf(clock)));
     return 0;
   } catch (err) {
     output.stderr(`compositor diagnose: ${errorMessage(err)}\n`);

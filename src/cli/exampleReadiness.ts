@@ -1,7 +1,7 @@
 // Watches the XRs and claims `compositor dev` applies until all are Ready, then reports it once in one line; after
 // a deadline it reports instead which are not Ready and why. The examples are a handful of objects on a local
 // control plane, so reading each one every half second is cheaper than an informer per kind.
-import { errorMessage, monotonicClock, sleep, type Clock } from '../base/index.js';
+import { errorMessage, monotonicClock, type Clock } from '../base/index.js';
 import { Discovery, getIfExists, KindNotServedError, type KubeClient, type KubeObject } from '../kube/index.js';
 import type { Runnable } from '../lifecycle/index.js';
 import { readManifests } from './examples.js';
@@ -89,7 +89,7 @@ export class ExampleReadiness implements Runnable {
           report(examplesSummary(states, elapsedMs));
           return;
         }
-        await sleep(clock, intervalMs, signal);
+        await clock.sleep(intervalMs, signal);
       }
     } catch (err) {
       // Stopping aborts a read or the sleep between reads: that ends the watch without a report. Anything else is

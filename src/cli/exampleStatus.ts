@@ -1,6 +1,7 @@
 // What `compositor dev` says about its examples once they have composed: which of the applied manifests are XRs and
 // claims (their kinds are defined by an XRD among the same manifests), whether each is Ready, and if not, why, from
 // its conditions. Pure, so every wording is tested without a cluster.
+import { groupOf } from '../apis/index.js';
 import type { Condition } from '../controller/index.js';
 import type { KubeObject } from '../kube/index.js';
 
@@ -24,10 +25,6 @@ interface XrdSpec {
 export interface Composite {
   object: KubeObject;
   claim: boolean;
-}
-
-function groupOf(apiVersion: string): string {
-  return apiVersion.includes('/') ? (apiVersion.split('/')[0] ?? '') : '';
 }
 
 /** The XRs and claims among `objects`: those whose group and kind an XRD among them defines, in manifest order. */

@@ -2,16 +2,16 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import {
-  applyObject,
+  serverSideApply,
   Discovery,
   FIELD_MANAGERS,
   KindNotServedError,
   type KubeClient,
   type KubeObject,
 } from '../kube/index.js';
-import { errorMessage } from '../base/index.js';
+import { errorMessage, monotonicClock, type Clock } from '../base/index.js';
 import type { Runnable } from '../lifecycle/index.js';
-import { sleepUnlessAborted, type Logger } from '../manager/index.js';
+import type { Logger } from '../manager/index.js';
 import { describeObject } from './exampleStatus.js';
 
 const FIELD_MANAGER = FIELD_MANAGERS.dev;
@@ -46,7 +46,7 @@ export class ExampleApplier implements Runnable {
     private readonly client: KubeClient,
     private readonly dirs: readonly string[],
     private readonly log: Logger,
-    private readonly retryMs = 2000,
+    private readonly retry: { ms: number; clock: Clock } = { ms: 2000, clock: monotonicClock },
   ) {}
 
   async start(signal: AbortSignal): Promise<void> {
@@ -74,7 +74,7 @@ export class ExampleApplier implements Runnable {
       for (const object of pending) {
         const what = describeObject(object);
         try {
-          await applyObject(this.client, discovery, object, { fieldManager: FIELD_MANAGER, signal });
+          await serverSideApply(this.client, discovery, object, { fieldManager: FIELD_MANAGER, signal });
           this.failures.delete(what);
           this.log.info({ object: what }, 'applied example');
         } catch (err) {
@@ -88,7 +88,8 @@ export class ExampleApplier implements Runnable {
         }
       }
       pending = stillPending;
-      if (pending.length > 0) await sleepUnlessAborted(this.retryMs, signal);
+      // Stopping ends the pause early; the loop then ends on the aborted signal.
+      if (pending.length > 0) await this.retry.clock.sleep(this.retry.ms, signal).catch(() => undefined);
     }
   }
 }

@@ -3,7 +3,7 @@ import { addCrossplaneFlags, ignoredFlagsGiven } from './crossplaneOptions.js';
 import { envName, flagDefaults, START_FLAGS, type FlagDefinition, type StartConfig } from './flags.js';
 import { optionParser, parseValue } from './values.js';
 import { formatDuration } from '../apis/index.js';
-import { reconcileLimits } from '../queue/index.js';
+import { reconcileLimits } from '../base/index.js';
 import type { DiagnoseOptions } from './diagnose.js';
 import type { RenderOptions } from './render.js';
 import type { TraceOptions } from './trace.js';

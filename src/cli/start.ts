@@ -14,6 +14,7 @@ import {
 import type { Runnable } from '../lifecycle/index.js';
 import { createMetrics, type Metrics } from '../metrics/index.js';
 import { warnIgnoredFlags } from './crossplaneOptions.js';
+import { cacheTrimEnabled, kubeconfigSource } from './environment.js';
 import type { StartConfig } from './flags.js';
 
 export interface Output {
@@ -35,9 +36,12 @@ export async function runStart(config: StartConfig, output: Output): Promise<num
     config,
     log,
     metrics,
-    kubeConfig: () => loadKubeConfig({ path: config.kubeconfig }),
+    kubeConfig: () => loadKubeConfig(kubeconfigSource(config.kubeconfig)),
     crds: () => loadCrds(),
-    runnables: (client) => [createEngine({ client, config, metrics, log }), ...heapCompaction(config, metrics, log)],
+    runnables: (client) => [
+      createEngine({ client, config: { ...config, cacheTrim: cacheTrimEnabled() }, metrics, log }),
+      ...heapCompaction(config, metrics, log),
+    ],
     leaderElection: config.leaderElection
       ? {
           namespace: config.leaderElectionNamespace,

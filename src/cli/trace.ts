@@ -5,6 +5,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { errorMessage } from '../base/index.js';
 import { ApiError, Discovery, isNotFound, KindNotServedError, KubeClient, loadKubeConfig } from '../kube/index.js';
 import { resolveResourceArg, type ServedResource } from './resourceArg.js';
+import { kubeconfigSource } from './environment.js';
 import type { Output } from './start.js';
 import { printTrace, type TraceFormat } from './tracePrinters.js';
 import { buildTree, type ObjectRef, type TraceError, type TraceGetter, type TracedObject } from './traceTree.js';
@@ -64,7 +65,7 @@ async function getRoot(get: TraceGetter, ref: ObjectRef): Promise<TracedObject> 
 /** Prints the tree; 1 with one line on stderr when the type, the resource or the cluster cannot be read. */
 export async function runTrace(options: TraceOptions, output: Output): Promise<number> {
   try {
-    const kubeConfig = loadKubeConfig({ path: options.kubeconfig });
+    const kubeConfig = loadKubeConfig(kubeconfigSource(options.kubeconfig));
     const client = new KubeClient(kubeConfig);
     const type = await resolveResourceArg(client, options.resource);
     const get = getter(client);

@@ -1,6 +1,7 @@
 // The tree `compositor trace` prints: a claim, XR or composed resource and everything it references, read through an
 // injected getter so that the walk is testable without an API server. Which references are followed is
 // `crossplane beta trace`'s rule; what each printer makes of the tree is in tracePrinters.ts.
+import { groupOf } from '../apis/index.js';
 import { errorMessage } from '../base/index.js';
 
 /** An object as the API server returned it; only the fields the walk and the printers read are typed. */
@@ -66,10 +67,6 @@ const LEAVES = new Set([
   'apiextensions.crossplane.io/Usage',
   'apiextensions.crossplane.io/EnvironmentConfig',
 ]);
-
-function groupOf(apiVersion: string): string {
-  return apiVersion.includes('/') ? (apiVersion.split('/')[0] ?? '') : '';
-}
 
 function isRef(value: unknown): value is ObjectRef {
   const ref = value as Partial<ObjectRef> | undefined;

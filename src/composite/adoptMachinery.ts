@@ -1,6 +1,6 @@
 import type { OwnWrites } from '../circuitbreaker/index.js';
 import { COMPOSITE_LABEL, type Xr, type XrType } from '../controller/index.js';
-import { CONTENT_TYPE, isNotFound, type Discovery, type KubeClient } from '../kube/index.js';
+import { isNotFound, serverSideApply, type Discovery, type KubeClient } from '../kube/index.js';
 import {
   appliesAs,
   machineryOwnedByXrOwner,
@@ -86,18 +86,17 @@ export function statusAdoptionOf(xr: Xr): Xr | undefined {
 }
 
 interface Adoption {
-  xr: Xr;
   body: Xr;
   fieldManager: string;
-  subresource: string;
+  subresource: 'status' | undefined;
 }
 
 function adoptionsOf(xr: Xr, legacy: boolean): Adoption[] {
   const adoptions: Adoption[] = [];
   const machinery = adoptionOf(xr, legacy);
-  if (machinery) adoptions.push({ xr, body: machinery, fieldManager: MACHINERY_FIELD_OWNER, subresource: '' });
+  if (machinery) adoptions.push({ body: machinery, fieldManager: MACHINERY_FIELD_OWNER, subresource: undefined });
   const status = statusAdoptionOf(xr);
-  if (status) adoptions.push({ xr, body: status, fieldManager: STATUS_FIELD_OWNER, subresource: '/status' });
+  if (status) adoptions.push({ body: status, fieldManager: STATUS_FIELD_OWNER, subresource: 'status' });
   return adoptions;
 }
 
@@ -120,21 +119,13 @@ export async function adoptMachinery(options: AdoptMachineryOptions): Promise<nu
     await mapLimited(
       writes,
       CONCURRENCY,
-      async ({ xr, body, fieldManager, subresource }) => {
-        const target = await discovery.path(xr.apiVersion, xr.kind, xr.metadata.name, xr.metadata.namespace);
-        await ownWrites
-          .track(xr, () =>
-            client.request<Xr>('PATCH', target + subresource, {
-              body,
-              contentType: CONTENT_TYPE.apply,
-              query: { fieldManager, force: true },
-              signal,
-            }),
-          )
-          .catch((err: unknown) => {
+      async ({ body, fieldManager, subresource }) => {
+        await serverSideApply(client, discovery, body, { fieldManager, subresource, echoes: ownWrites, signal }).catch(
+          (err: unknown) => {
             // Deleted since the list: nothing left to protect.
             if (!isNotFound(err)) throw err;
-          });
+          },
+        );
       },
       { signal },
     );

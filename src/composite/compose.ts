@@ -1,3 +1,4 @@
+import { distinctKinds } from '../apis/index.js';
 import { isApplied, type StatusDraft, type Xr, type XrType } from '../controller/index.js';
 import type { PipelineOutput } from '../functions/index.js';
 import type { Discovery, EventInput, EventSink } from '../kube/index.js';
@@ -178,14 +179,9 @@ export class Composer {
    */
   private async watchKinds(key: string, refs: readonly ResourceRef[], required: RequiredWatch[]): Promise<void> {
     const { composed } = this.options;
-    const kinds = [...new Set([...refs, ...required].map((r) => `${r.apiVersion}/${r.kind}`))];
+    const kinds = distinctKinds([...refs, ...required]);
     composed.setKinds(key, kinds, required);
-    await Promise.all(
-      kinds.map((gvk) => {
-        const slash = gvk.lastIndexOf('/');
-        return composed.watch(gvk.slice(0, slash), gvk.slice(slash + 1), key);
-      }),
-    );
+    await Promise.all(kinds.map((kind) => composed.watch(kind.apiVersion, kind.kind, key)));
   }
 }
 

@@ -1,3 +1,4 @@
+import type { ApiKind } from '../apis/index.js';
 import type { ObjectStore } from '../watch/index.js';
 import type { RequiredWatch } from './requiredResources.js';
 
@@ -24,5 +25,5 @@ export interface ComposedCache {
    * Records which kinds an XR composes or requires and which required resources it read, so kinds no XR uses any
    * more stop being watched and a change to a required resource reaches the XRs that read it.
    */
-  setKinds(xrKey: string, kinds: readonly string[], required?: readonly RequiredWatch[]): void;
+  setKinds(xrKey: string, kinds: readonly ApiKind[], required?: readonly RequiredWatch[]): void;
 }

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { kindKey } from '../apis/index.js';
 import {
   DELETION_ATTEMPT_ANNOTATION,
   describe,
@@ -7,8 +8,16 @@ import {
   type Xr,
   type XrType,
 } from '../controller/index.js';
-import { ApiError, CONTENT_TYPE, getIfExists, isConflict, isNotFound, type EventSink } from '../kube/index.js';
-import { serverSideApply, type ApplyDeps } from './apply.js';
+import {
+  ApiError,
+  CONTENT_TYPE,
+  getIfExists,
+  isConflict,
+  isNotFound,
+  serverSideApply,
+  type EventSink,
+} from '../kube/index.js';
+import type { ApplyDeps } from './apply.js';
 import { controllerOf, RESOURCE_NAME_ANNOTATION, type ComposedObject } from './composed.js';
 import { appliesAs, composedFieldOwner, previousComposedFieldOwner, type ManagedFieldsEntry } from './fieldOwners.js';
 import type { ComposedCache } from './composedCache.js';
@@ -163,7 +172,9 @@ export class ComposedClient implements ComposedResources {
     try {
       const trackEcho = !this.isOwnKind(object);
       const fieldManager = composedFieldOwner(xr);
-      const result = await serverSideApply(this.options, object, { fieldManager, signal, trackEcho });
+      const { client, discovery, ownWrites } = this.options;
+      const echoes = trackEcho ? ownWrites : undefined;
+      const result = await serverSideApply<ComposedObject>(client, discovery, object, { fieldManager, echoes, signal });
       await this.releasePreviousOwner(xr, result, { signal, trackEcho });
       if (trackEcho) into.written.push(result);
       into.returned.set(name, result);
@@ -222,7 +233,7 @@ export class ComposedClient implements ComposedResources {
     const info = await discovery.resolve(ref.apiVersion, ref.kind);
     if (xrType.namespaced && !info.namespaced) return undefined;
     const namespace = xrType.namespaced ? xr.metadata.namespace : ref.namespace;
-    const store = live.has(`${ref.apiVersion}/${ref.kind}`) ? undefined : composed.store(ref.apiVersion, ref.kind);
+    const store = live.has(kindKey(ref)) ? undefined : composed.store(ref.apiVersion, ref.kind);
     if (store) return store.get(info.namespaced && namespace ? `${namespace}/${ref.name}` : ref.name);
     composed.readBeforeSync(ref.apiVersion, ref.kind, objectKey(xr));
     const path = await discovery.path(ref.apiVersion, ref.kind, ref.name, namespace);
@@ -294,7 +305,9 @@ export class ComposedClient implements ComposedResources {
       kind: applied.kind,
       metadata: { name, ...(namespace ? { namespace } : {}) },
     };
-    await serverSideApply(this.options, empty, { fieldManager: previous, signal, trackEcho });
+    const { client, discovery, ownWrites } = this.options;
+    const echoes = trackEcho ? ownWrites : undefined;
+    await serverSideApply(client, discovery, empty, { fieldManager: previous, echoes, signal });
   }
 
   /** A composed resource of the kind this controller reconciles: an XR nested in another of its kind. */

@@ -1,5 +1,6 @@
 import { Subject } from 'rxjs';
-import { errorMessage } from '../base/index.js';
+import { distinctKinds, kindKey, type ApiKind } from '../apis/index.js';
+import { errorMessage, systemClock, waitAtMost, type Clock } from '../base/index.js';
 import { OwnWrites, TokenBucketBreaker, type BreakerSettings, type Transition } from '../circuitbreaker/index.js';
 import {
   ControllerShell,
@@ -16,7 +17,7 @@ import {
 import type { FunctionRunner } from '../functions/index.js';
 import type { KubeObject } from '../kube/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
-import { objectKey, waitAtMost, type ObjectStore } from '../watch/index.js';
+import { objectKey, type ObjectStore } from '../watch/index.js';
 import { adoptMachinery } from './adoptMachinery.js';
 import type { ComposedCache } from './composedCache.js';
 import { CompositeEventPipeline } from './eventPipeline.js';
@@ -58,6 +59,8 @@ export interface CompositeControllerOptions extends ControllerContext {
   settings: CompositeControllerSettings;
   /** --shard-index/--shard-count: whether this replica owns an XR; undefined owns every XR. */
   owns?: (xr: KubeObject) => boolean;
+  /** Reconcile times, the stuck-XR gauge and the bound on the warm start; the system clock unless given. */
+  clock?: Clock;
 }
 
 const COMPOSITION = { apiVersion: 'apiextensions.crossplane.io/v1', kind: 'Composition' };
@@ -69,13 +72,15 @@ const NAMESPACE = { apiVersion: 'v1', kind: 'Namespace' };
  */
 export class CompositeController implements Lifecycle {
   private readonly ownWrites = new OwnWrites();
+  private readonly clock: Clock;
   private readonly breaker: TokenBucketBreaker;
   private readonly shell: ControllerShell;
   /** What the event pipeline asks to reconcile: the shell's one stream that is not a kind's informer. */
   private readonly keys = new Subject<KeyRequest>();
   private readonly pipeline: CompositeEventPipeline;
-  private readonly kindsByXr = new Map<string, readonly string[]>();
-  private readonly xrsByKind = new Map<string, number>();
+  private readonly kindsByXr = new Map<string, readonly ApiKind[]>();
+  /** Per composed kind (by kindKey): the kind and how many XRs compose it. */
+  private readonly xrsByKind = new Map<string, { kind: ApiKind; xrs: number }>();
   private reconciler: CompositeReconciler | undefined;
   private untrackStuck: (() => void) | undefined;
   /** Settled XRs of the first list and their delays, until start() has warmed the caches. */
@@ -84,6 +89,7 @@ export class CompositeController implements Lifecycle {
   private readonly stopping = new AbortController();
 
   constructor(private readonly options: CompositeControllerOptions) {
+    this.clock = options.clock ?? systemClock;
     const { name, metrics, logger, settings } = options;
     this.breaker = new TokenBucketBreaker({
       ...settings.breaker,
@@ -158,7 +164,7 @@ export class CompositeController implements Lifecycle {
     // Each replica reports its own shard's XRs, so the series of all replicas add up instead of counting N times.
     const owns = options.owns ?? ((): boolean => true);
     this.untrackStuck = options.metrics.composite.track(options.name, () =>
-      stuckSummary(xrs.list().filter(owns) as Xr[], Date.now(), 0),
+      stuckSummary(xrs.list().filter(owns) as Xr[], this.clock.now(), 0),
     );
   }
 
@@ -191,6 +197,7 @@ export class CompositeController implements Lifecycle {
       discovery: options.discovery,
       runner: options.runner,
       events: options.events,
+      clock: this.clock,
       breaker: this.breaker,
       ownWrites: this.ownWrites,
       timing: options.settings,
@@ -247,16 +254,15 @@ export class CompositeController implements Lifecycle {
     for (const xr of this.pipeline.xrInformer.store.list() as Xr[]) {
       if (!owns(xr)) continue;
       const refs = machineryOf(xr, this.options.xrType.legacy).resourceRefs ?? [];
-      const kinds = [...new Set(refs.map((ref) => `${ref.apiVersion}/${ref.kind}`))];
+      const kinds = distinctKinds(refs);
       if (kinds.length > 0) this.setKinds(objectKey(xr), kinds);
     }
-    const watches = [...this.xrsByKind.keys()].map(async (gvk) => {
-      const slash = gvk.lastIndexOf('/');
-      await this.pipeline.watchComposed(gvk.slice(0, slash), gvk.slice(slash + 1)).catch((err: unknown) => {
-        this.options.logger.warn({ kind: gvk, err: errorMessage(err) }, 'cannot watch a composed kind yet');
+    const watches = [...this.xrsByKind.values()].map(async ({ kind }) => {
+      await this.pipeline.watchComposed(kind.apiVersion, kind.kind).catch((err: unknown) => {
+        this.options.logger.warn({ kind: kindKey(kind), err: errorMessage(err) }, 'cannot watch a composed kind yet');
       });
     });
-    await waitAtMost(Promise.all(watches), WARM_START_LIMIT_MS);
+    await waitAtMost(this.clock, Promise.all(watches), WARM_START_LIMIT_MS);
   }
 
   private composedCache(): ComposedCache {
@@ -275,22 +281,25 @@ export class CompositeController implements Lifecycle {
   }
 
   /** Reference-counts composed kinds over XRs; the last XR to stop composing a kind stops its watch. */
-  private setKinds(xrKey: string, kinds: readonly string[]): void {
-    const before = this.kindsByXr.get(xrKey) ?? [];
+  private setKinds(xrKey: string, kinds: readonly ApiKind[]): void {
+    const before = new Set((this.kindsByXr.get(xrKey) ?? []).map(kindKey));
+    const after = new Set(kinds.map(kindKey));
     if (kinds.length === 0) this.kindsByXr.delete(xrKey);
     else this.kindsByXr.set(xrKey, kinds);
-    for (const kind of kinds) if (!before.includes(kind)) this.xrsByKind.set(kind, (this.xrsByKind.get(kind) ?? 0) + 1);
-    for (const kind of before) {
-      if (kinds.includes(kind)) continue;
-      const left = (this.xrsByKind.get(kind) ?? 1) - 1;
-      if (left > 0) {
-        this.xrsByKind.set(kind, left);
+    for (const kind of kinds) {
+      const key = kindKey(kind);
+      if (!before.has(key)) this.xrsByKind.set(key, { kind, xrs: (this.xrsByKind.get(key)?.xrs ?? 0) + 1 });
+    }
+    for (const key of before) {
+      const entry = this.xrsByKind.get(key);
+      if (after.has(key) || !entry) continue;
+      if (entry.xrs > 1) {
+        entry.xrs -= 1;
         continue;
       }
-      this.xrsByKind.delete(kind);
-      const slash = kind.lastIndexOf('/');
-      this.pipeline.unwatchComposed(kind.slice(0, slash), kind.slice(slash + 1)).catch((err: unknown) => {
-        this.options.logger.warn({ kind, err: errorMessage(err) }, 'cannot stop watching a composed kind');
+      this.xrsByKind.delete(key);
+      this.pipeline.unwatchComposed(entry.kind.apiVersion, entry.kind.kind).catch((err: unknown) => {
+        this.options.logger.warn({ kind: key, err: errorMessage(err) }, 'cannot stop watching a composed kind');
       });
     }
   }

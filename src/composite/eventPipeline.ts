@@ -14,13 +14,14 @@ import {
   type SchedulerLike,
   type Subscription,
 } from 'rxjs';
-import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
+import { kindKey, type ApiKind } from '../apis/index.js';
 import { errorMessage } from '../base/index.js';
 import { KindNotServedError, type KubeObject } from '../kube/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
+import { ComposedKinds, type ComposedWatch } from './composedKinds.js';
 import { isRequired, type RequiredWatch } from './requiredResources.js';
-import { invalidPipeline } from './selection.js';
+import { failedOn, isHealthy, pipelineFunctions, sameForXrs } from './eventConcerns.js';
 import {
   circuitBreaker,
   type Breaker,
@@ -84,16 +85,6 @@ export interface CompositeEventPipelineOptions {
   composedSyncWaitMs?: number;
 }
 
-interface ComposedWatch {
-  lease: InformerLease;
-  stop$: Subject<void>;
-  /**
-   * Resolves once the first list is in and composedSynced has taken it in (the cache serves reads, the XRs noted
-   * before then are enqueued). Never rejects; never resolves for an informer stopped first.
-   */
-  synced: Promise<void>;
-}
-
 /**
  * The event side of one composite controller (docs/architecture.md#from-a-watch-event-to-an-apply): merges the XR
  * stream, the stream of each composed kind (realtime only) and the CompositionRevision stream, maps every event to
@@ -101,20 +92,7 @@ interface ComposedWatch {
  */
 export class CompositeEventPipeline implements Lifecycle {
   private readonly composedStreams = new Subject<Observable<XrEvent>>();
-  private readonly composed = new Map<string, Promise<ComposedWatch | undefined>>();
-  /** Composed kinds whose caches are synced, for the reconciler to read from. */
-  private readonly synced = new Map<string, Informer>();
-  /**
-   * Per composed kind whose cache has not synced yet: the XRs that read it from the API server, or applied it without
-   * waiting for the first list. Each is enqueued once more when the cache has synced (see watchComposedFor).
-   */
-  private readonly beforeSync = new Map<string, Set<string>>();
-  /**
-   * Per XR enqueued at a composed kind's sync: the kinds its next reconcile reads from the API server, not the cache
-   * (takeLiveReads). What it applied may postdate the first list, and its watch event may not be in yet: read from the
-   * cache, it would look missing or old and be applied again.
-   */
-  private readonly liveReads = new Map<string, Set<string>>();
+  private readonly composed = new ComposedKinds();
   /** Required resources per kind ("apiVersion/kind"), per XR key: who to tell when one changes. */
   private readonly required = new Map<string, Map<string, RequiredWatch[]>>();
   private xrLease: InformerLease | undefined;
@@ -139,8 +117,7 @@ export class CompositeEventPipeline implements Lifecycle {
 
   /** The cache of a composed kind once it is watched and synced; undefined otherwise. */
   composedStore(apiVersion: string, kind: string): ObjectStore | undefined {
-    const informer = this.synced.get(`${apiVersion}/${kind}`);
-    return informer && !informer.isStopped() ? informer.store : undefined;
+    return this.composed.store({ apiVersion, kind });
   }
 
   /**
@@ -148,9 +125,7 @@ export class CompositeEventPipeline implements Lifecycle {
    * enqueued when their caches synced (see composedSynced); forgotten as they are taken.
    */
   takeLiveReads(xrKey: string): ReadonlySet<string> {
-    const kinds = this.liveReads.get(xrKey) ?? new Set<string>();
-    this.liveReads.delete(xrKey);
-    return kinds;
+    return this.composed.takeLiveReads(xrKey);
   }
 
   /** Starts watching XRs and revisions; resolves when both caches are synced. */
@@ -169,7 +144,7 @@ export class CompositeEventPipeline implements Lifecycle {
         this.safely('XR', event, () => {
           if (!this.owned(event.object)) return [];
           // A deleted XR's reconcile reads nothing: it would never take its live reads.
-          if (event.type === 'delete') this.liveReads.delete(objectKey(event.object));
+          if (event.type === 'delete') this.composed.forgetXr(objectKey(event.object));
           const initial = event.type === 'add' && event.initial === true;
           if (initial && this.deferred(event.object)) return [];
           return [toXrEvent(objectKey(event.object), event, true)];
@@ -222,15 +197,14 @@ export class CompositeEventPipeline implements Lifecycle {
    */
   async watchComposedFor(apiVersion: string, kind: string, xrKey: string): Promise<void> {
     if (!this.options.realtime) return;
-    const gvk = `${apiVersion}/${kind}`;
-    if (!this.synced.has(gvk)) {
+    if (!this.composed.isSynced({ apiVersion, kind })) {
       const watch = await this.composedWatch(apiVersion, kind);
       if (!watch) return;
       const wait = this.options.composedSyncWaitMs ?? COMPOSED_SYNC_WAIT_MS;
       const synced = await firstValueFrom(
         race(from(watch.synced).pipe(map(() => true)), timer(wait, this.options.scheduler).pipe(map(() => false))),
       );
-      if (!synced) this.note(this.beforeSync, gvk, xrKey);
+      if (!synced) this.composed.noteBeforeSync({ apiVersion, kind }, xrKey);
     }
   }
 
@@ -241,18 +215,13 @@ export class CompositeEventPipeline implements Lifecycle {
    * realtime off.
    */
   readBeforeSync(apiVersion: string, kind: string, xrKey: string): void {
-    const gvk = `${apiVersion}/${kind}`;
-    if (!this.options.realtime || this.synced.has(gvk)) return;
-    this.note(this.beforeSync, gvk, xrKey);
+    if (!this.options.realtime || this.composed.isSynced({ apiVersion, kind })) return;
+    this.composed.noteBeforeSync({ apiVersion, kind }, xrKey);
   }
 
   /** Stops watching a composed kind no XR of this controller composes any more. */
   async unwatchComposed(apiVersion: string, kind: string): Promise<void> {
-    const gvk = `${apiVersion}/${kind}`;
-    const watch = await this.composed.get(gvk);
-    this.composed.delete(gvk);
-    this.synced.delete(gvk);
-    this.beforeSync.delete(gvk);
+    const watch = await this.composed.remove({ apiVersion, kind });
     if (!watch) return;
     watch.stop$.next();
     await watch.lease.release();
@@ -265,7 +234,7 @@ export class CompositeEventPipeline implements Lifecycle {
       if (byXr.size === 0) this.required.delete(gvk);
     }
     for (const watch of watches) {
-      const gvk = `${watch.apiVersion}/${watch.kind}`;
+      const gvk = kindKey(watch);
       const byXr = this.required.get(gvk) ?? new Map<string, RequiredWatch[]>();
       this.required.set(gvk, byXr);
       byXr.set(xrKey, [...(byXr.get(xrKey) ?? []), watch]);
@@ -274,19 +243,13 @@ export class CompositeEventPipeline implements Lifecycle {
 
   /** The composed kinds watched right now, as "apiVersion/kind". */
   composedKinds(): string[] {
-    return [...this.composed.keys()];
+    return this.composed.kinds();
   }
 
   async stop(): Promise<void> {
     this.subscription?.unsubscribe();
-    const watches = await Promise.allSettled(this.composed.values());
-    this.composed.clear();
-    this.synced.clear();
-    this.beforeSync.clear();
-    this.liveReads.clear();
-    await Promise.all(
-      watches.flatMap((watch) => (watch.status === 'fulfilled' && watch.value ? [watch.value.lease.release()] : [])),
-    );
+    const watches = await this.composed.clear();
+    await Promise.all(watches.map((watch) => watch.lease.release()));
     await this.xrLease?.release();
     await this.revisionLease?.release();
     await this.functionLease?.release();
@@ -294,13 +257,7 @@ export class CompositeEventPipeline implements Lifecycle {
 
   /** The watch of a composed kind, started if it was not. */
   private composedWatch(apiVersion: string, kind: string): Promise<ComposedWatch | undefined> {
-    const gvk = `${apiVersion}/${kind}`;
-    let watch = this.composed.get(gvk);
-    if (!watch) {
-      watch = this.startComposed(apiVersion, kind);
-      this.composed.set(gvk, watch);
-    }
-    return watch;
+    return this.composed.watch({ apiVersion, kind }, () => this.startComposed(apiVersion, kind));
   }
 
   private async startComposed(apiVersion: string, kind: string): Promise<ComposedWatch | undefined> {
@@ -309,7 +266,7 @@ export class CompositeEventPipeline implements Lifecycle {
       lease = await this.options.informers.acquire(apiVersion, kind);
     } catch (err) {
       // Not served yet (a CRD on its way): forget it so the next reconcile that composes it tries again.
-      this.composed.delete(`${apiVersion}/${kind}`);
+      this.composed.forgetFailed({ apiVersion, kind });
       throw err;
     }
     const stop$ = new Subject<void>();
@@ -323,7 +280,7 @@ export class CompositeEventPipeline implements Lifecycle {
     // Taken in whoever waits for it, and however long: watchComposedFor waits for the first list only so long.
     const synced = informer
       .waitForSync()
-      .then(() => this.composedSynced(`${apiVersion}/${kind}`, informer))
+      .then(() => this.composedSynced({ apiVersion, kind }, informer))
       .catch((err: unknown) => {
         this.options.logger.warn({ kind, err: errorMessage(err) }, 'cannot take in the first list of a composed kind');
       });
@@ -334,23 +291,8 @@ export class CompositeEventPipeline implements Lifecycle {
    * A composed kind's cache has synced: it serves reads from now on, and the XRs that read or applied the kind before
    * then go once more, reading it from the API server that one time (liveReads).
    */
-  private async composedSynced(gvk: string, informer: Informer): Promise<void> {
-    const current = await this.composed.get(gvk);
-    if (current?.lease.informer !== informer || informer.isStopped()) return;
-    this.synced.set(gvk, informer);
-    const keys = this.beforeSync.get(gvk);
-    this.beforeSync.delete(gvk);
-    for (const key of keys ?? []) {
-      this.note(this.liveReads, key, gvk);
-      this.options.enqueue(key);
-    }
-  }
-
-  /** Adds `value` to the set `notes` keeps under `key`. */
-  private note(notes: Map<string, Set<string>>, key: string, value: string): void {
-    const values = notes.get(key) ?? new Set<string>();
-    values.add(value);
-    notes.set(key, values);
+  private async composedSynced(kind: ApiKind, informer: Informer): Promise<void> {
+    for (const key of await this.composed.tookFirstList(kind, informer)) this.options.enqueue(key);
   }
 
   /**
@@ -367,7 +309,7 @@ export class CompositeEventPipeline implements Lifecycle {
       namespace: object.metadata.namespace,
     };
     for (const xr of this.xrInformer.store.byIndex(RESOURCE_REFS_INDEX, composedRefKey(ref))) keys.add(objectKey(xr));
-    for (const [key, watches] of this.required.get(`${object.apiVersion}/${object.kind}`) ?? []) {
+    for (const [key, watches] of this.required.get(kindKey(object)) ?? []) {
       if (watches.some((w) => isRequired(w, object))) keys.add(key);
     }
     // The first list of a composed kind (or its replay to this pipeline) shows what exists: its XRs are enqueued by
@@ -450,39 +392,6 @@ export class CompositeEventPipeline implements Lifecycle {
   }
 }
 
-function isHealthy(fn: KubeObject): boolean {
-  const conditions = (fn.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions;
-  return conditions?.some((c) => c.type === 'Healthy' && c.status === 'True') === true;
-}
-
-/** Whether an XR is Synced False naming the Function (as FunctionCallError words it: `function "<name>"`). */
-function failedOn(xr: KubeObject, fn: string): boolean {
-  const conditions = (xr.status as { conditions?: { type: string; status: string; message?: string }[] } | undefined)
-    ?.conditions;
-  const synced = conditions?.find((c) => c.type === 'Synced');
-  return synced?.status === 'False' && (synced.message ?? '').toLowerCase().includes(`function "${fn}"`);
-}
-
-/** The Function names a composition revision's pipeline calls. */
-function pipelineFunctions(revision: KubeObject): string[] {
-  const pipeline = (revision.spec as { pipeline?: { functionRef?: { name?: string } }[] } | undefined)?.pipeline;
-  return (pipeline ?? []).flatMap((step) => (step.functionRef?.name ? [step.functionRef.name] : []));
-}
-
 function toXrEvent(xrKey: string, event: WatchEvent, isXr: boolean, cause: WatchCause = event.type): XrEvent {
   return { xrKey, cause, object: event.object, isXr, afterGap: event.type === 'update' && event.afterGap === true };
-}
-
-/**
- * Whether two versions of a CompositionRevision look the same to an XR's reconcile, which reads its labels (for
- * revision selectors and the Composition it belongs to), its spec and whether its pipeline is refused.
- */
-function sameForXrs(before: KubeObject, after: KubeObject): boolean {
-  const seen = (revision: KubeObject): unknown => ({
-    labels: revision.metadata.labels ?? {},
-    spec: revision.spec ?? {},
-    refused: invalidPipeline(revision),
-    deleting: revision.metadata.deletionTimestamp !== undefined,
-  });
-  return isDeepStrictEqual(seen(before), seen(after));
 }

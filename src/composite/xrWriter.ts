@@ -1,7 +1,7 @@
 import { COMPOSITE_LABEL, isSubset, type StatusDraft, type Xr, type XrType } from '../controller/index.js';
 import { digest } from '../functions/index.js';
-import { ApiError, CONTENT_TYPE, isNotFound, removeFinalizerPatch } from '../kube/index.js';
-import { serverSideApply, type ApplyDeps } from './apply.js';
+import { ApiError, CONTENT_TYPE, isNotFound, removeFinalizerPatch, serverSideApply } from '../kube/index.js';
+import type { ApplyDeps } from './apply.js';
 import {
   MACHINERY_FIELD_OWNER,
   STATUS_FIELD_OWNER,
@@ -66,7 +66,9 @@ export class ApiXrWriter implements XrWriter {
       },
       spec: legacy ? owned : { crossplane: owned },
     };
-    const written = await serverSideApply(this.deps, patch, { fieldManager: MACHINERY_FIELD_OWNER, signal });
+    const { client, discovery, ownWrites } = this.deps;
+    const options = { fieldManager: MACHINERY_FIELD_OWNER, echoes: ownWrites, signal };
+    const written = await serverSideApply(client, discovery, patch, options);
     xr.metadata = { ...xr.metadata, ...(written.metadata as Xr['metadata']) };
     xr.spec = written.spec as Record<string, unknown>;
   }
@@ -127,16 +129,13 @@ export class ApiXrWriter implements XrWriter {
     signal: AbortSignal,
   ): Promise<Xr> {
     const { client, discovery, ownWrites } = this.deps;
-    const path = await discovery.path(xr.apiVersion, xr.kind, xr.metadata.name, xr.metadata.namespace);
     const body = { apiVersion: xr.apiVersion, kind: xr.kind, metadata: nameOf(xr), status };
-    return ownWrites.track(xr, () =>
-      client.request<Xr>('PATCH', `${path}/status`, {
-        body,
-        contentType: CONTENT_TYPE.apply,
-        query: { fieldManager, force: true },
-        signal,
-      }),
-    );
+    return serverSideApply<Xr>(client, discovery, body, {
+      fieldManager,
+      subresource: 'status',
+      echoes: ownWrites,
+      signal,
+    });
   }
 }
 

@@ -8,21 +8,50 @@ export interface Condition {
 }
 
 /**
- * Sets a condition, keeping lastTransitionTime when the status did not change so that an unchanged condition
- * compares equal and a steady-state reconcile writes nothing.
+ * How precise a lastTransitionTime is. Crossplane writes conditions as metav1.Time, RFC 3339 in whole seconds;
+ * compositor's status drafts (XRs, claims, managed resources, XRDs) and CompositionRevisions have written
+ * Date.toISOString()'s milliseconds since they were first written, and keep doing so.
  */
-export function setCondition(existing: readonly Condition[], next: Condition, now: () => Date): Condition[] {
-  const previous = existing.find((c) => c.type === next.type);
-  const transitioned = previous?.status !== next.status;
-  const condition: Condition = {
-    ...next,
-    lastTransitionTime:
-      transitioned || !previous.lastTransitionTime ? now().toISOString() : previous.lastTransitionTime,
-  };
-  if (condition.message === undefined || condition.message === '') delete condition.message;
-  // Replaced in place, so the list keeps its order and an unchanged status compares equal field by field.
-  if (!previous) return [...existing, condition];
-  return existing.map((c) => (c.type === next.type ? condition : c));
+export type TimePrecision = 'seconds' | 'milliseconds';
+
+/** Where a condition's transition time comes from: the clock read when one changes, written at `precision`. */
+export interface ConditionTime {
+  now: () => Date;
+  precision: TimePrecision;
+}
+
+/** `date` as a lastTransitionTime: RFC 3339 in UTC, with milliseconds or without any fraction. */
+export function transitionTime(date: Date, precision: TimePrecision): string {
+  const iso = date.toISOString();
+  return precision === 'seconds' ? iso.replace(/\.\d+Z$/, 'Z') : iso;
+}
+
+/**
+ * Sets conditions, each replacing the one of its type in place (so the list keeps its order) or appended when new.
+ * A condition keeps its lastTransitionTime while its status holds, whatever its reason, message or generation, so an
+ * unchanged condition compares equal and a steady-state reconcile writes nothing; a new status, or a stored
+ * condition without a time, takes the clock's time. An empty message is left out, as Crossplane's omitempty does.
+ *
+ * @example
+ * setConditions(status.conditions, [{ type: 'Ready', status: 'True', reason: 'Available' }], { now, precision: 'seconds' })
+ */
+export function setConditions(
+  existing: readonly Condition[] | undefined,
+  updates: readonly Condition[],
+  time: ConditionTime,
+): Condition[] {
+  const out = [...(existing ?? [])];
+  for (const update of updates) {
+    const index = out.findIndex((c) => c.type === update.type);
+    const previous = index < 0 ? undefined : out[index];
+    const since = previous?.status === update.status ? previous.lastTransitionTime : undefined;
+    // An empty time is as good as none.
+    const condition: Condition = { ...update, lastTransitionTime: since || transitionTime(time.now(), time.precision) };
+    if (condition.message === undefined || condition.message === '') delete condition.message;
+    if (index < 0) out.push(condition);
+    else out[index] = condition;
+  }
+  return out;
 }
 
 /** True when both conditions say the same thing (ignoring the transition time). */
@@ -35,6 +64,16 @@ export function sameCondition(a: Condition | undefined, b: Condition | undefined
     (a.message ?? '') === (b.message ?? '') &&
     a.observedGeneration === b.observedGeneration
   );
+}
+
+/** The fields of a condition in one order: the API server returns them sorted, compositor writes them its own way. */
+function canonical(c: Condition): string[] {
+  return [c.type, c.status, c.reason, c.message ?? '', c.lastTransitionTime ?? ''];
+}
+
+/** Whether two condition lists say the same, transition times included, whatever the order of each one's keys. */
+export function sameConditions(a: readonly Condition[] | undefined, b: readonly Condition[]): boolean {
+  return JSON.stringify((a ?? []).map(canonical)) === JSON.stringify(b.map(canonical));
 }
 
 /**

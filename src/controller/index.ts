@@ -10,11 +10,15 @@ export {
   reconcileError,
   RECONCILIATION_PAUSED_EVENT,
   sameCondition,
-  setCondition,
+  sameConditions,
+  setConditions,
+  transitionTime,
   unreadyMessage,
   unsyncedMessage,
   type Condition,
   type ConditionInput,
+  type ConditionTime,
+  type TimePrecision,
 } from './conditions.js';
 export { DELETION_ATTEMPT_ANNOTATION, IN_USE_LABEL, isInUse } from './inUse.js';
 export { markPaused, reportFailure, type FailureReport, type Report } from './failure.js';

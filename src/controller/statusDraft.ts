@@ -1,5 +1,5 @@
 import { isSubset } from './applied.js';
-import { sameCondition, setCondition, type Condition, type ConditionInput } from './conditions.js';
+import { sameCondition, setConditions, type Condition, type ConditionInput, type ConditionTime } from './conditions.js';
 import type { ReconciledObject } from './object.js';
 
 type Status = NonNullable<ReconciledObject['status']>;
@@ -14,12 +14,14 @@ export class StatusDraft {
   private fields: Record<string, unknown>;
   /** The types this draft set, stamped with its generation (the others keep what is stored). */
   private readonly stamped = new Set<string>();
+  private readonly time: ConditionTime;
 
   constructor(
     private readonly current: Status,
     private generation: number | undefined,
-    private readonly now: () => Date,
+    now: () => Date,
   ) {
+    this.time = { now, precision: 'seconds' };
     this.conditions = [...(current.conditions ?? [])];
     const { conditions: _conditions, ...fields } = structuredClone(current);
     this.fields = fields;
@@ -28,7 +30,7 @@ export class StatusDraft {
   setCondition(condition: ConditionInput): void {
     const stamped: Condition = { ...condition };
     if (this.generation !== undefined) stamped.observedGeneration = this.generation;
-    this.conditions = setCondition(this.conditions, stamped, this.now);
+    this.conditions = setConditions(this.conditions, [stamped], this.time);
     this.stamped.add(condition.type);
   }
 

@@ -1,12 +1,12 @@
 import type { Logger } from 'pino';
 import type { CustomResourceDefinition } from '../apis/index.js';
-import { errorMessage } from '../base/index.js';
+import { dateOf, errorMessage, systemClock, waitAtMost, type Clock } from '../base/index.js';
 import { sameCondition, StatusDraft, type ConditionInput } from '../controller/index.js';
 import { getIfExists, isEstablished, isNotFound, type EventSink, type KubeClient } from '../kube/index.js';
 import type { Metrics } from '../metrics/index.js';
 import type { ControllerShell } from '../controller/index.js';
 import type { ReconcileLimiter, ReconcileResult } from '../queue/index.js';
-import { waitAtMost, type InformerRegistry } from '../watch/index.js';
+import type { InformerRegistry } from '../watch/index.js';
 import {
   AGGREGATE_TO_COMPOSITOR_LABEL,
   applyCompositeRole,
@@ -69,7 +69,8 @@ export interface DefinitionControllerOptions {
   stopDeadlineMs?: number;
   /** --manage-composite-rbac: grant compositor its rights on each XR kind through an aggregated ClusterRole. */
   manageCompositeRbac?: boolean;
-  now?: () => Date;
+  /** Condition times and the bound on the first pass; the system clock unless given. */
+  clock?: Clock;
 }
 
 /**
@@ -83,6 +84,7 @@ export class DefinitionController implements Lifecycle {
   private readonly shell: ControllerShell;
   private readonly running: RunningControllers;
   private readonly writer: XrdWriter;
+  private readonly clock: Clock;
   private readonly now: () => Date;
   /** Until start() resolves: marks an XRD cached at start as reconciled once. */
   private firstPassDone: ((key: string) => void) | undefined;
@@ -90,7 +92,8 @@ export class DefinitionController implements Lifecycle {
   private firstPass: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: DefinitionControllerOptions) {
-    this.now = options.now ?? (() => new Date());
+    this.clock = options.clock ?? systemClock;
+    this.now = () => dateOf(this.clock);
     this.writer = new XrdWriter(options.client, options.events);
     this.shell = xrdShell({
       ...options,
@@ -115,7 +118,7 @@ export class DefinitionController implements Lifecycle {
    */
   async start(signal?: AbortSignal): Promise<void> {
     await this.shell.start(signal);
-    await waitAtMost(this.firstPass, FIRST_PASS_LIMIT_MS);
+    await waitAtMost(this.clock, this.firstPass, FIRST_PASS_LIMIT_MS);
     this.firstPassDone = undefined;
   }
 

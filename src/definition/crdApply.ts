@@ -1,6 +1,6 @@
 import type { CustomResourceDefinition } from '../apis/index.js';
 import { isSubset } from '../controller/index.js';
-import { CONTENT_TYPE, isConflict, serverMessage, type KubeClient } from '../kube/index.js';
+import { isConflict, serverMessage, serverSideApply, type KubeClient } from '../kube/index.js';
 import type { CompositeResourceDefinition } from './xrd.js';
 
 const CRDS_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
@@ -65,11 +65,8 @@ export async function applyRenderedCrd(
   options: ApplyCrdOptions,
 ): Promise<CustomResourceDefinition> {
   try {
-    return await client.request<CustomResourceDefinition>('PATCH', `${CRDS_PATH}/${crd.metadata.name}`, {
-      body: crd,
-      contentType: CONTENT_TYPE.apply,
-      query: { fieldManager: options.fieldManager, force: true },
-    });
+    const path = `${CRDS_PATH}/${crd.metadata.name}`;
+    return await serverSideApply<CustomResourceDefinition>(client, path, crd, { fieldManager: options.fieldManager });
   } catch (err) {
     if (isConflict(err)) throw err;
     throw new CrdApplyError(options.role, crd.metadata.name, options.existing === undefined, err);

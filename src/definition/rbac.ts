@@ -3,7 +3,7 @@
 // aggregated ClusterRole (the Helm chart's). Owned by the XRD, so it goes when the XRD goes.
 import type { OwnerReference } from '../apis/index.js';
 import { isSubset } from '../controller/index.js';
-import { CONTENT_TYPE, FIELD_MANAGERS, getIfExists, type KubeClient } from '../kube/index.js';
+import { FIELD_MANAGERS, getIfExists, serverSideApply, type KubeClient } from '../kube/index.js';
 import { xrdOwnerReferences, type CompositeResourceDefinition } from './xrd.js';
 
 export const AGGREGATE_TO_COMPOSITOR_LABEL = 'compositor.crossplane.io/aggregate-to-compositor';
@@ -56,11 +56,7 @@ export async function applyCompositeRole(client: KubeClient, xrd: CompositeResou
   const path = `${CLUSTER_ROLES_PATH}/${role.metadata.name}`;
   const stored = await getIfExists<ClusterRole>(client, path);
   if (stored && isSubset(role.rules, stored.rules) && isSubset(role.metadata, stored.metadata)) return false;
-  await client.request('PATCH', path, {
-    body: role,
-    contentType: CONTENT_TYPE.apply,
-    query: { fieldManager: FIELD_MANAGER, force: true },
-  });
+  await serverSideApply(client, path, role, { fieldManager: FIELD_MANAGER });
   return true;
 }
 

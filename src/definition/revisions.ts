@@ -1,10 +1,10 @@
 import type { OwnerReference } from '../apis/index.js';
-import type { Clock } from '../base/index.js';
+import { dateOf, systemClock, type Clock } from '../base/index.js';
 import { OwnWrites } from '../circuitbreaker/index.js';
 import {
   ControllerShell,
   sameCondition,
-  setCondition,
+  setConditions,
   watchKind,
   type Condition,
   type ControllerContext,
@@ -116,8 +116,7 @@ export interface CompositionRevisionControllerOptions extends Pick<
   /** --max-composition-revisions: revisions kept per Composition besides referenced ones; undefined keeps all. */
   maxRevisions?: number;
   workers?: number;
-  now?: () => Date;
-  /** Bounds the wait for a write's echo (CACHE_WAIT_MS); the system clock unless given. */
+  /** Condition times and the bound on the wait for a write's echo (CACHE_WAIT_MS); the system clock unless given. */
   clock?: Clock;
 }
 
@@ -141,7 +140,7 @@ export class CompositionRevisionController implements Lifecycle {
   private readonly discovery: Discovery;
 
   constructor(private readonly options: CompositionRevisionControllerOptions) {
-    this.now = options.now ?? (() => new Date());
+    this.now = () => dateOf(options.clock ?? systemClock);
     this.discovery = new Discovery(options.client);
     const { reconcileLimiter, workers = 2 } = options;
     this.shell = new ControllerShell({
@@ -349,7 +348,7 @@ export class CompositionRevisionController implements Lifecycle {
     const conditions = revision.status?.conditions ?? [];
     const current = conditions.find((c) => c.type === wanted.type);
     if (sameCondition(current, wanted)) return revision;
-    const status = { conditions: setCondition(conditions, wanted, this.now) };
+    const status = { conditions: setConditions(conditions, [wanted], { now: this.now, precision: 'seconds' }) };
     return this.patch(revision, { status }, signal);
   }
 

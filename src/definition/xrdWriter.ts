@@ -4,6 +4,7 @@ import {
   CONTENT_TYPE,
   isNotFound,
   removeFinalizerPatch,
+  serverSideApply,
   type EventSink,
   type KubeClient,
 } from '../kube/index.js';
@@ -46,20 +47,9 @@ export class XrdWriter {
 
   async writeStatus(xrd: XrdObject, status: StatusDraft): Promise<void> {
     if (status.unchanged()) return;
-    await this.client.request(
-      'PATCH',
-      `/apis/${XRD.apiVersion}/compositeresourcedefinitions/${xrd.metadata.name}/status`,
-      {
-        body: {
-          apiVersion: XRD.apiVersion,
-          kind: XRD.kind,
-          metadata: { name: xrd.metadata.name },
-          status: status.toStatus(),
-        },
-        contentType: CONTENT_TYPE.apply,
-        query: { fieldManager: DEFINITION_FIELD_MANAGER, force: true },
-      },
-    );
+    const path = `/apis/${XRD.apiVersion}/compositeresourcedefinitions/${xrd.metadata.name}`;
+    const body = { ...XRD, metadata: { name: xrd.metadata.name }, status: status.toStatus() };
+    await serverSideApply(this.client, path, body, { fieldManager: DEFINITION_FIELD_MANAGER, subresource: 'status' });
   }
 
   event(xrd: XrdObject, type: 'Normal' | 'Warning', reason: string, text: string): void {

@@ -3,6 +3,8 @@
  * below the engine reads a flag. Durations are in milliseconds.
  */
 export interface EngineConfig {
+  /** False keeps metadata.managedFields in the caches: COMPOSITOR_CACHE_TRIM=false, read by the CLI. */
+  cacheTrim?: boolean;
   pollIntervalMs: number;
   minPollIntervalMs: number;
   managedPollIntervalMs: number;

@@ -13,7 +13,8 @@ import type { FunctionRunner } from '../functions/index.js';
 import { Discovery, EventRecorder, type KubeClient } from '../kube/index.js';
 import { NopProvider, type ManagedControllerSettings } from '../managed/index.js';
 import type { Metrics } from '../metrics/index.js';
-import { ReconcileLimiter, reconcileLimits } from '../queue/index.js';
+import { reconcileLimits } from '../base/index.js';
+import { ReconcileLimiter } from '../queue/index.js';
 import { ClientCertificate, FunctionPackageController, TlsSecrets } from '../packages/index.js';
 import { UsageController } from '../usage/index.js';
 import { InformerRegistry, shardFilter } from '../watch/index.js';
@@ -63,6 +64,7 @@ export function createEngine(options: EngineOptions): Engine {
     discovery,
     logger: log,
     syncIntervalMs: config.syncIntervalMs,
+    trimCache: config.cacheTrim,
     metrics: metrics.engine,
   });
   // Events get a request budget of their own, as controller-runtime's event recorder has its own REST client.

@@ -2,7 +2,7 @@
 // UNAVAILABLE with exponential backoff, and the v1beta1 fallback for functions that only serve the old service.
 import { Client, Metadata, status, type ChannelCredentials, type ServiceError } from '@grpc/grpc-js';
 import { formatDuration } from '../apis/index.js';
-import { backoffDelay, errorMessage } from '../base/index.js';
+import { backoffDelay, errorMessage, systemClock, type Clock } from '../base/index.js';
 import { requestToWire, responseFromWire } from './codec.js';
 import type { EndpointResolver } from './endpoint.js';
 import { FunctionCallError } from './errors.js';
@@ -34,8 +34,8 @@ export interface GrpcRunnerDeps {
   /** First retry delay, doubled per attempt up to maxBackoffMs. Defaults 100ms and 2s. */
   backoffMs?: number;
   maxBackoffMs?: number;
-  sleep?: (ms: number) => Promise<void>;
-  now?: () => number;
+  /** The calls' deadlines (wall clock: gRPC takes them as dates), their durations and the retry pauses. */
+  clock?: Clock;
   /** Called after every call with its outcome, for metrics. */
   observe?: (functionName: string, outcome: 'success' | 'error', seconds: number) => void;
 }
@@ -50,25 +50,23 @@ const CHANNEL_OPTIONS = {
   'grpc.max_receive_message_length': MAX_RESPONSE_BYTES,
 };
 
-const sleepReal = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
 export class GrpcFunctionRunner implements FunctionRunner {
   private readonly clients = new Map<string, { client: Client; credentials: ChannelCredentials }>();
 
   constructor(private readonly deps: GrpcRunnerDeps) {}
 
   async run(call: FunctionCall): Promise<RunFunctionResponse> {
-    const now = this.deps.now ?? Date.now;
-    const started = now();
+    const clock = this.deps.clock ?? systemClock;
+    const started = clock.now();
     try {
       const endpoint = await this.deps.resolveEndpoint(call.functionName).catch((err: unknown) => {
         throw new FunctionCallError(call.functionName, call.step, errorText(err), { cause: err });
       });
       const rsp = await this.callWithRetry(call, endpoint, started + this.timeoutMs(call));
-      this.deps.observe?.(call.functionName, 'success', (now() - started) / 1000);
+      this.deps.observe?.(call.functionName, 'success', (clock.now() - started) / 1000);
       return rsp;
     } catch (err) {
-      this.deps.observe?.(call.functionName, 'error', (now() - started) / 1000);
+      this.deps.observe?.(call.functionName, 'error', (clock.now() - started) / 1000);
       throw err;
     }
   }
@@ -103,16 +101,16 @@ export class GrpcFunctionRunner implements FunctionRunner {
 
   private async callWithRetry(call: FunctionCall, endpoint: string, deadline: number): Promise<RunFunctionResponse> {
     const attempts = this.deps.attempts ?? 4;
-    const now = this.deps.now ?? Date.now;
+    const clock = this.deps.clock ?? systemClock;
     const backoff = { baseMs: this.deps.backoffMs ?? 100, capMs: this.deps.maxBackoffMs ?? 2000 };
     for (let attempt = 1; ; attempt++) {
       const delay = backoffDelay(backoff, attempt - 1);
       try {
         return await this.callOnce(call, endpoint, deadline);
       } catch (err) {
-        const retry = isUnavailable(err) && attempt < attempts && now() + delay < deadline;
+        const retry = isUnavailable(err) && attempt < attempts && clock.now() + delay < deadline;
         if (!retry) throw this.wrap(call, endpoint, err);
-        await (this.deps.sleep ?? sleepReal)(delay);
+        await clock.sleep(delay);
       }
     }
   }

@@ -59,6 +59,8 @@ export interface PipelineOutput {
   ttlMs: number | undefined;
   /** What each step required on its last call, for watches and for seeding the next reconcile. */
   requirements: Record<string, Requirements>;
+  /** The `output` of each step that returned one, in step order (an Operation records them in its status). */
+  outputs: { step: string; output: JsonObject }[];
 }
 
 async function stepCredentials(
@@ -159,6 +161,7 @@ export async function runPipeline(input: PipelineInput, deps: PipelineDeps): Pro
     conditions: [],
     ttlMs: undefined,
     requirements: {},
+    outputs: [],
   };
   for (const step of input.steps) {
     const request = await buildRequest(step, input, out, deps);
@@ -167,7 +170,9 @@ export async function runPipeline(input: PipelineInput, deps: PipelineDeps): Pro
     if (timeoutMs !== undefined) call.timeoutMs = timeoutMs;
     if (step.requirements !== undefined) call.bootstrap = step.requirements;
     if (deps.signal) call.signal = deps.signal;
-    absorb(out, step.step, await deps.runner.run(call));
+    const rsp = await deps.runner.run(call);
+    absorb(out, step.step, rsp);
+    if (rsp.output !== undefined) out.outputs.push({ step: step.step, output: rsp.output });
   }
   return out;
 }

@@ -9,13 +9,7 @@ import { ConnectionCheck, type ConnectionCheckOptions } from './connectionCheck.
 import { ApiError } from './errors.js';
 import { compositorUserAgent } from './identity.js';
 import type { RequestLimiter } from './rateLimiter.js';
-import {
-  DEFAULT_REQUEST_TIMEOUT_MS,
-  RequestTimeoutError,
-  realSetTimer,
-  startDeadline,
-  type SetTimer,
-} from './requestDeadline.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, RequestTimeoutError, startDeadline } from './requestDeadline.js';
 
 export type Verb = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -55,8 +49,6 @@ export interface KubeClientOptions {
    * retire). Watches do not go through request(): they have their own silence deadline (src/watch/watchDeadline.ts).
    */
   requestTimeoutMs?: number;
-  /** Schedules the deadline; tests fire it by hand. */
-  setTimer?: SetTimer;
   /** The User-Agent of every request; default compositor's own (identity.ts). */
   userAgent?: string;
   /**
@@ -64,7 +56,7 @@ export interface KubeClientOptions {
    */
   connectionCheck?:
     Pick<ConnectionCheckOptions, 'readIdleMs' | 'probeGraceMs' | 'verdictDelayMs' | 'roundTimeoutMs'> | false;
-  /** The connection check's clock; tests step a ManualClock. */
+  /** The request deadlines' and the connection check's clock; tests step a ManualClock. */
   clock?: Clock;
 }
 
@@ -293,7 +285,7 @@ export class KubeClient {
    */
   private async send<T>(method: Verb, url: URL, init: SendInit, { signal, check }: SendOptions): Promise<T> {
     const timeoutMs = this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-    const deadline = startDeadline(signal, timeoutMs, this.options.setTimer ?? realSetTimer);
+    const deadline = startDeadline(signal, timeoutMs, this.options.clock ?? monotonicClock);
     let status: number | undefined;
     try {
       const response = await (init.dispatcher ?? getGlobalDispatcher()).request({

@@ -1,4 +1,5 @@
 import type { CustomResourceDefinition } from '../apis/index.js';
+import { monotonicClock, type Clock } from '../base/index.js';
 import type { KubeClient } from './client.js';
 import { isAlreadyExists, isNotFound } from './errors.js';
 
@@ -8,6 +9,8 @@ export interface EnsureCrdsOptions {
   timeoutMs: number;
   pollMs?: number;
   signal?: AbortSignal;
+  /** The deadline and the pause between polls; the monotonic clock unless given. */
+  clock?: Clock;
 }
 
 /**
@@ -54,7 +57,8 @@ export async function waitForEstablished(
   names: readonly string[],
   options: EnsureCrdsOptions,
 ): Promise<void> {
-  const deadline = Date.now() + options.timeoutMs;
+  const clock = options.clock ?? monotonicClock;
+  const deadline = clock.now() + options.timeoutMs;
   let pending = [...names];
   for (;;) {
     const states = await Promise.all(
@@ -65,10 +69,10 @@ export async function waitForEstablished(
     );
     pending = states.filter(({ crd }) => !isEstablished(crd)).map(({ name }) => name);
     if (pending.length === 0) return;
-    if (Date.now() > deadline || options.signal?.aborted) {
+    if (clock.now() > deadline || options.signal?.aborted) {
       throw new Error(`CRDs not Established after ${options.timeoutMs}ms: ${pending.join(', ')}`);
     }
-    await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 100));
+    await clock.sleep(options.pollMs ?? 100);
   }
 }
 

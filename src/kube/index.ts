@@ -10,7 +10,7 @@ export {
   type Verb,
 } from './client.js';
 export { compositorUserAgent, FIELD_MANAGERS, userAgent, withUserAgent } from './identity.js';
-export { DEFAULT_REQUEST_TIMEOUT_MS, RequestTimeoutError, type SetTimer } from './requestDeadline.js';
+export { DEFAULT_REQUEST_TIMEOUT_MS, RequestTimeoutError } from './requestDeadline.js';
 export { ApiError, isAlreadyExists, isConflict, isNotFound, serverMessage } from './errors.js';
 export { getIfExists } from './getIfExists.js';
 export {
@@ -31,7 +31,7 @@ export {
 } from './reachability.js';
 export { ensureCrds, isEstablished, waitForEstablished, type EnsureCrdsOptions } from './crds.js';
 export { Discovery, KindNotServedError, type ResourceInfo } from './discovery.js';
-export { applyObject, type KubeObject } from './apply.js';
+export { serverSideApply, type ApplyOptions, type EchoTracker, type KubeObject, type ObjectIdentity } from './apply.js';
 export { ClientRateLimiter, clientRateFor, type RequestLimiter } from './rateLimiter.js';
 export {
   DEFAULT_AGGREGATION_WINDOW_MS,

@@ -15,7 +15,8 @@ export class KubeconfigError extends Error {
 export interface KubeconfigSource {
   /** --kubeconfig; wins over everything else. */
   path?: string | undefined;
-  env?: NodeJS.ProcessEnv;
+  /** The process environment ($KUBECONFIG, KUBERNETES_SERVICE_HOST), as the CLI read it. */
+  env: NodeJS.ProcessEnv;
   home?: string;
 }
 
@@ -26,8 +27,8 @@ const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/tok
  * in-cluster service account. Unlike client-node's loadFromDefault it never falls back to an unauthenticated
  * localhost:8080, which would turn a missing kubeconfig into a confusing connection error.
  */
-export function loadKubeConfig(source: KubeconfigSource = {}): KubeConfig {
-  const env = source.env ?? process.env;
+export function loadKubeConfig(source: KubeconfigSource): KubeConfig {
+  const { env } = source;
   const kc = new KubeConfig();
   const read = (file: string, origin: string): KubeConfig => {
     if (!existsSync(file)) throw new KubeconfigError(`kubeconfig "${file}" from ${origin} does not exist`);

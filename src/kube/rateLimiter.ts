@@ -1,5 +1,12 @@
-import { sleep, systemClock, type Clock } from '../base/index.js';
-import { fullBucket, reconcileLimits, reserve, type TokenBucketRate, type TokenBucketState } from '../queue/index.js';
+import {
+  type Clock,
+  fullBucket,
+  reconcileLimits,
+  reserve,
+  systemClock,
+  type TokenBucketRate,
+  type TokenBucketState,
+} from '../base/index.js';
 
 /** Holds a request until the client may send it. */
 export interface RequestLimiter {
@@ -29,7 +36,7 @@ export class ClientRateLimiter implements RequestLimiter {
 
   async wait(signal?: AbortSignal): Promise<void> {
     const delayMs = reserve(this.bucket, this.rate, this.clock.now());
-    if (delayMs > 0) await sleep(this.clock, delayMs, signal);
+    if (delayMs > 0) await this.clock.sleep(delayMs, signal);
   }
 
   separate(): ClientRateLimiter {

@@ -1,4 +1,4 @@
-import { errorMessage } from '../base/index.js';
+import { errorMessage, monotonicClock, type Clock } from '../base/index.js';
 import type { KubeClient } from './client.js';
 import { ApiError } from './errors.js';
 
@@ -14,7 +14,8 @@ export interface ReachabilityOptions {
   attempts: number;
   delayMs: number;
   signal?: AbortSignal;
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** The pause between attempts; the monotonic clock unless given. */
+  clock?: Clock;
 }
 
 export interface ServerVersion {
@@ -23,21 +24,12 @@ export interface ServerVersion {
   minor: string;
 }
 
-const defaultSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-
 /**
  * Asks the API server for its version until it answers, at most `attempts` times. Authentication and authorization
  * failures are final at once: retrying cannot fix a wrong credential.
  */
 export async function waitForApiServer(client: KubeClient, options: ReachabilityOptions): Promise<ServerVersion> {
-  const sleep = options.sleep ?? defaultSleep;
+  const clock = options.clock ?? monotonicClock;
   let lastError: unknown;
   for (let attempt = 1; attempt <= options.attempts; attempt++) {
     try {
@@ -54,7 +46,8 @@ export async function waitForApiServer(client: KubeClient, options: Reachability
       }
     }
     if (options.signal?.aborted) break;
-    if (attempt < options.attempts) await sleep(options.delayMs, options.signal);
+    // An abort ends the pause early; the loop then stops at the check above.
+    if (attempt < options.attempts) await clock.sleep(options.delayMs, options.signal).catch(() => undefined);
   }
   throw new ApiServerUnreachableError(
     `API server ${client.server} is unreachable after ${options.attempts} attempts: ${errorMessage(lastError, { cause: true })}`,

@@ -1,3 +1,5 @@
+import type { Clock } from '../base/index.js';
+
 // A deadline for one API request. A connection dropped without FIN or RST (a blackholing proxy, a NAT entry or load
 // balancer that forgot it) never answers and never errors: without a deadline the request waits for undici's
 // 300 s header/body timeouts, and the reconcile that made it, and its XR, wait with it. Aborting the fetch also
@@ -11,18 +13,6 @@
  * connection from holding its XR past the 30 s recovery target, after the retry's backoff.
  */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
-
-/** Schedules fn after ms and returns a cancel function; injected so tests fire deadlines by hand. */
-export type SetTimer = (fn: () => void, ms: number) => () => void;
-
-export const realSetTimer: SetTimer = (fn, ms) => {
-  const timer = setTimeout(fn, ms);
-  // A deadline must not keep the process alive on its own.
-  timer.unref();
-  return () => {
-    clearTimeout(timer);
-  };
-};
 
 /** A request that got no complete response within its deadline; `cause` is the abort as fetch reported it. */
 export class RequestTimeoutError extends Error {
@@ -47,7 +37,7 @@ export interface Deadline {
 }
 
 /** Starts a deadline of `ms` (0: none) for one request, tied to the caller's own signal if it has one. */
-export function startDeadline(caller: AbortSignal | undefined, ms: number, setTimer: SetTimer): Deadline {
+export function startDeadline(caller: AbortSignal | undefined, ms: number, clock: Pick<Clock, 'setTimer'>): Deadline {
   const controller = new AbortController();
   let expired = false;
   const onCallerAbort = (): void => {
@@ -55,19 +45,19 @@ export function startDeadline(caller: AbortSignal | undefined, ms: number, setTi
   };
   if (caller?.aborted) onCallerAbort();
   else caller?.addEventListener('abort', onCallerAbort, { once: true });
-  const cancelTimer =
+  const timer =
     ms > 0 && !controller.signal.aborted
-      ? setTimer(() => {
+      ? clock.setTimer(() => {
           if (controller.signal.aborted) return;
           expired = true;
           controller.abort(new DOMException(`request deadline of ${ms} ms passed`, 'TimeoutError'));
         }, ms)
-      : () => undefined;
+      : undefined;
   return {
     signal: controller.signal,
     expired: () => expired,
     release: () => {
-      cancelTimer();
+      timer?.cancel();
       caller?.removeEventListener('abort', onCallerAbort);
     },
   };

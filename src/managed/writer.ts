@@ -1,5 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { backoffDelay, type Backoff } from '../base/index.js';
+import { backoffDelay, systemClock, type Backoff, type Clock } from '../base/index.js';
 import type { OwnWrites } from '../circuitbreaker/index.js';
 import {
   ApiError,
@@ -7,6 +6,7 @@ import {
   FIELD_MANAGERS,
   isNotFound,
   removeFinalizerPatch,
+  serverSideApply,
   type KubeClient,
   type ResourceInfo,
 } from '../kube/index.js';
@@ -31,6 +31,8 @@ export class ManagedWriter {
     private readonly client: KubeClient,
     private readonly resource: ResourceInfo,
     private readonly ownWrites: OwnWrites,
+    /** The pause between retries of critical annotations. */
+    private readonly clock: Clock = systemClock,
   ) {}
 
   path(mr: ManagedResource): string {
@@ -98,7 +100,7 @@ export class ManagedWriter {
         return await this.patchMetadata(mr, { annotations }, signal);
       } catch (err) {
         if (attempt >= CRITICAL_RETRY_STEPS || isNotFound(err) || signal.aborted) throw err;
-        await sleep(backoffDelay(CRITICAL_RETRY, attempt), undefined, { signal }).catch(() => undefined);
+        await this.clock.sleep(backoffDelay(CRITICAL_RETRY, attempt), signal).catch(() => undefined);
       }
     }
   }
@@ -131,20 +133,17 @@ export class ManagedWriter {
       metadata: { name: mr.metadata.name, ...(namespace ? { namespace } : {}) },
       status,
     };
-    return this.ownWrites
-      .track(mr, () =>
-        this.client.request<T>('PATCH', `${this.path(mr)}/status`, {
-          body,
-          contentType: CONTENT_TYPE.apply,
-          query: { fieldManager: MANAGED_FIELD_MANAGER, force: true },
-          signal,
-        }),
-      )
-      .catch((err: unknown) => {
-        // Deleted meanwhile (its finalizer removed by someone else): there is nothing left to report on.
-        if (isNotFound(err)) return mr;
-        throw err;
-      });
+    const options = {
+      fieldManager: MANAGED_FIELD_MANAGER,
+      subresource: 'status',
+      echoes: this.ownWrites,
+      signal,
+    } as const;
+    return serverSideApply<T>(this.client, this.path(mr), body, options).catch((err: unknown) => {
+      // Deleted meanwhile (its finalizer removed by someone else): there is nothing left to report on.
+      if (isNotFound(err)) return mr;
+      throw err;
+    });
   }
 }
 

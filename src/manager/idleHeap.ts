@@ -7,6 +7,7 @@ import { setFlagsFromString, getHeapStatistics } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import type { Counter } from 'prom-client';
+import { monotonicClock, type Clock, type Timer } from '../base/index.js';
 import type { Logger } from './logger.js';
 import type { Runnable } from '../lifecycle/index.js';
 
@@ -46,14 +47,13 @@ export function shouldCompact(reading: HeapReading, policy: CompactionPolicy = D
   );
 }
 
-/** What the compactor reads and does; injected so tests drive it without a real heap or clock. */
+/** What the compactor reads and does; injected so tests drive it without a real heap. */
 export interface HeapAccess {
   /** Event-loop utilization since the previous call (the first call measures from process start). */
   utilization(): number;
   heap(): { committedBytes: number; usedBytes: number };
   /** A full, compacting collection that also shrinks the young generation. */
   compact(): void;
-  now(): number;
 }
 
 /** The process's own heap. */
@@ -82,7 +82,6 @@ export function processHeap(): HeapAccess {
       }
       gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
     },
-    now: () => performance.now(),
   };
 }
 
@@ -93,6 +92,8 @@ export interface IdleHeapCompactorOptions {
   intervalMs?: number;
   policy?: CompactionPolicy;
   access?: HeapAccess;
+  /** The check interval and the time since the last compaction; the monotonic clock unless given. */
+  clock?: Clock;
 }
 
 const DEFAULT_INTERVAL_MS = 10_000;
@@ -100,12 +101,14 @@ const DEFAULT_INTERVAL_MS = 10_000;
 /** Checks every interval and compacts the heap when shouldCompact() says so (--idle-heap-compaction). */
 export class IdleHeapCompactor implements Runnable {
   readonly name = 'idle-heap-compactor';
-  private timer: NodeJS.Timeout | undefined;
+  private timer: Timer | undefined;
   private lastAt = -Infinity;
   private readonly access: HeapAccess;
+  private readonly clock: Clock;
 
   constructor(private readonly options: IdleHeapCompactorOptions) {
     this.access = options.access ?? processHeap();
+    this.clock = options.clock ?? monotonicClock;
   }
 
   /**
@@ -117,13 +120,12 @@ export class IdleHeapCompactor implements Runnable {
   start(): Promise<void> {
     this.compact('start-up done');
     this.access.utilization(); // idleness is measured from here, the compaction's pause left out
-    this.timer = setInterval(() => this.check(), this.options.intervalMs ?? DEFAULT_INTERVAL_MS);
-    this.timer.unref();
+    this.timer = this.clock.setInterval(() => this.check(), this.options.intervalMs ?? DEFAULT_INTERVAL_MS);
     return Promise.resolve();
   }
 
   stop(): Promise<void> {
-    clearInterval(this.timer);
+    this.timer?.cancel();
     this.timer = undefined;
     return Promise.resolve();
   }
@@ -131,7 +133,7 @@ export class IdleHeapCompactor implements Runnable {
   /** One check; public so tests can drive it without timers. Returns whether it compacted. */
   check(): boolean {
     const { access } = this;
-    const now = access.now();
+    const now = this.clock.now();
     const before = access.heap();
     const reading = { utilization: access.utilization(), ...before, sinceLastMs: now - this.lastAt };
     if (!shouldCompact(reading, this.options.policy)) return false;
@@ -141,11 +143,11 @@ export class IdleHeapCompactor implements Runnable {
 
   private compact(why: 'idle' | 'start-up done'): void {
     const { access } = this;
-    const startedAt = access.now();
+    const startedAt = this.clock.now();
     const before = access.heap();
     access.compact();
     const after = access.heap();
-    this.lastAt = access.now();
+    this.lastAt = this.clock.now();
     this.options.compactions?.inc();
     this.options.log.info(
       {

@@ -14,4 +14,4 @@ export {
   type ManagerOptions,
 } from './manager.js';
 export { Probes } from './probes.js';
-export { shutdownSignal, sleepUnlessAborted } from './signals.js';
+export { shutdownSignal } from './signals.js';

@@ -1,8 +1,8 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
+import { systemClock, type Clock } from '../base/index.js';
 import { getIfExists, isAlreadyExists, isConflict, type KubeClient } from '../kube/index.js';
 import type { Logger } from './logger.js';
-import { sleepUnlessAborted } from './signals.js';
 
 export const LEASE_NAME = 'compositor-leader-election';
 
@@ -18,7 +18,8 @@ export interface LeaderElectionOptions {
   renewDeadlineMs: number;
   retryPeriodMs: number;
   log: Logger;
-  now?: () => number;
+  /** Lease times (wall clock, as other replicas read them) and the pauses between attempts; systemClock unless given. */
+  clock?: Clock;
 }
 
 interface LeaseSpec {
@@ -50,7 +51,7 @@ export function microTime(ms: number): string {
 export class LeaderElector {
   readonly identity: string;
   private readonly path: string;
-  private readonly now: () => number;
+  private readonly clock: Clock;
   /** The last record seen and when this process first saw it. */
   private observed: { record: string; seenAt: number } | undefined;
   private leading = false;
@@ -59,7 +60,12 @@ export class LeaderElector {
     this.identity = options.identity ?? `${hostname()}_${randomUUID()}`;
     const name = options.name ?? LEASE_NAME;
     this.path = `/apis/coordination.k8s.io/v1/namespaces/${options.namespace}/leases/${name}`;
-    this.now = options.now ?? Date.now;
+    this.clock = options.clock ?? systemClock;
+  }
+
+  /** Waits `ms`, or less when `signal` aborts; never rejects, the caller checks the signal. */
+  private pause(ms: number, signal: AbortSignal): Promise<void> {
+    return this.clock.sleep(ms, signal).catch(() => undefined);
   }
 
   get isLeader(): boolean {
@@ -85,7 +91,7 @@ export class LeaderElector {
         this.options.log.info({ identity: this.identity }, 'waiting for the leader election lease');
         onStandby();
       }
-      await sleepUnlessAborted(Math.min(this.options.retryPeriodMs, STANDBY_CHECK_MAX_MS), signal);
+      await this.pause(Math.min(this.options.retryPeriodMs, STANDBY_CHECK_MAX_MS), signal);
     }
   }
 
@@ -94,14 +100,14 @@ export class LeaderElector {
    * deadline or another process holds the lease.
    */
   async keepRenewing(signal: AbortSignal, onLost: (why: string) => void): Promise<void> {
-    let lastRenewed = this.now();
+    let lastRenewed = this.clock.now();
     for (;;) {
-      await sleepUnlessAborted(this.options.retryPeriodMs, signal);
+      await this.pause(this.options.retryPeriodMs, signal);
       // Released meanwhile: renewing now would take back the lease just handed to a standby.
       if (signal.aborted || !this.leading) return;
       if (await this.tryAcquireOrRenew(signal).catch(() => false)) {
-        lastRenewed = this.now();
-      } else if (this.now() - lastRenewed >= this.options.renewDeadlineMs) {
+        lastRenewed = this.clock.now();
+      } else if (this.clock.now() - lastRenewed >= this.options.renewDeadlineMs) {
         this.leading = false;
         onLost(`could not renew the lease for ${Math.round(this.options.renewDeadlineMs / 1000)}s`);
         return;
@@ -119,7 +125,7 @@ export class LeaderElector {
       ...lease.spec,
       holderIdentity: '',
       leaseDurationSeconds: 1,
-      renewTime: microTime(this.now()),
+      renewTime: microTime(this.clock.now()),
     };
     try {
       await this.options.client.request('PUT', this.path, {
@@ -135,7 +141,7 @@ export class LeaderElector {
   /** One attempt: true when this process holds the lease afterwards. */
   private async tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
     const timeout = AbortSignal.any([signal, AbortSignal.timeout(this.options.retryPeriodMs)]);
-    const now = this.now();
+    const now = this.clock.now();
     const lease = await getIfExists<Lease>(this.options.client, this.path, timeout);
     if (!lease) return this.create(now, timeout);
     const spec = lease.spec ?? {};

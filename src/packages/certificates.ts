@@ -55,7 +55,7 @@ async function importKey(pem: string): Promise<CryptoKey> {
 }
 
 /** A self-signed CA, valid ten years. */
-export async function generateCa(now: Date = new Date()): Promise<KeyPair> {
+export async function generateCa(now: Date): Promise<KeyPair> {
   const keys = await newKeys();
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: serial(),
@@ -79,7 +79,7 @@ export async function issueLeaf(
   ca: KeyPair,
   dnsNames: readonly string[],
   usage: LeafUsage,
-  now: Date = new Date(),
+  now: Date,
 ): Promise<KeyPair> {
   if (dnsNames.length === 0) throw new Error(`cannot issue ${usage} certificate: no DNS names`);
   const caCert = new x509.X509Certificate(ca.cert);
@@ -124,7 +124,7 @@ export async function needsReissue(
   leafPem: string | undefined,
   caPem: string,
   dnsNames: readonly string[],
-  now: Date = new Date(),
+  now: Date,
 ): Promise<boolean> {
   if (leafPem === undefined || leafPem === '') return true;
   try {
@@ -144,7 +144,7 @@ export function renewAt(leafPem: string): Date {
 }
 
 /** Whether a CA pair is usable: both parts parse and the CA has not expired. */
-export function validCa(ca: Partial<KeyPair>, now: Date = new Date()): ca is KeyPair {
+export function validCa(ca: Partial<KeyPair>, now: Date): ca is KeyPair {
   if (!ca.cert || !ca.key) return false;
   try {
     createPrivateKey(ca.key);

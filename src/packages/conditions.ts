@@ -62,36 +62,3 @@ export function packageHealth(conditions: readonly Condition[] | undefined): Con
   if (runtime?.status !== 'True') return health('Healthy', false, describe('runtime', runtime));
   return health('Healthy', true);
 }
-
-/**
- * Merges `updates` into `conditions`, keeping a condition's lastTransitionTime while its status holds so rewriting
- * the same state changes nothing.
- */
-export function mergeConditions(
-  conditions: readonly Condition[] | undefined,
-  updates: readonly Condition[],
-  now: string,
-): Condition[] {
-  const out = [...(conditions ?? [])];
-  for (const update of updates) {
-    const index = out.findIndex((c) => c.type === update.type);
-    const old = index < 0 ? undefined : out[index];
-    const next: Condition = {
-      ...update,
-      lastTransitionTime: old?.status === update.status ? (old.lastTransitionTime ?? now) : now,
-    };
-    if (index < 0) out.push(next);
-    else out[index] = next;
-  }
-  return out;
-}
-
-/** The fields of a condition in one order: the API server returns them sorted, compositor writes them its own way. */
-function canonical(c: Condition): string[] {
-  return [c.type, c.status, c.reason, c.message ?? '', c.lastTransitionTime ?? ''];
-}
-
-/** Whether two condition lists say the same, whatever the order of each condition's keys. */
-export function sameConditions(a: readonly Condition[] | undefined, b: readonly Condition[]): boolean {
-  return JSON.stringify((a ?? []).map(canonical)) === JSON.stringify(b.map(canonical));
-}

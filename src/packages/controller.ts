@@ -8,24 +8,29 @@
 // makes: one a built-in serves gets no Deployment, and every Function's Runtime condition says which way it runs.
 import type { Logger } from 'pino';
 import { of } from 'rxjs';
-import { ControllerShell, watchKind, type Watch } from '../controller/index.js';
 import { chooseRuntime, DEFAULT_BUILTIN_POLICY, type BuiltinPolicy, type RuntimeChoice } from '../functions/index.js';
-import { CONTENT_TYPE, getIfExists, isNotFound, type EventSink, type KubeClient } from '../kube/index.js';
+import {
+  CONTENT_TYPE,
+  getIfExists,
+  isNotFound,
+  serverSideApply,
+  type EventSink,
+  type KubeClient,
+} from '../kube/index.js';
 import type { InformerRegistry } from '../watch/index.js';
-import { errorMessage } from '../base/index.js';
+import { dateOf, errorMessage, systemClock, type Clock } from '../base/index.js';
+import {
+  ControllerShell,
+  sameConditions,
+  setConditions,
+  watchKind,
+  type ConditionTime,
+  type Watch,
+} from '../controller/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
 import type { Metrics } from '../metrics/index.js';
 import type { ReconcileLimiter, ReconcileResult } from '../queue/index.js';
-import {
-  conditionOf,
-  health,
-  installed,
-  mergeConditions,
-  packageHealth,
-  runtime,
-  RUNTIME,
-  sameConditions,
-} from './conditions.js';
+import { conditionOf, health, installed, packageHealth, runtime, RUNTIME } from './conditions.js';
 import { FUNCTION, FUNCTION_REVISION, LABEL_PARENT_PACKAGE, revisionName, serverSecretName } from './names.js';
 import { FunctionRuntime } from './runtime.js';
 import { TlsSecrets } from './secrets.js';
@@ -61,7 +66,8 @@ export interface FunctionPackageControllerOptions {
   resyncMs?: number;
   /** Between passes once every runtime is healthy. Default 1m. */
   idleResyncMs?: number;
-  now?: () => Date;
+  /** The delay between passes and status times; the system clock unless given. */
+  clock?: Clock;
 }
 
 /**
@@ -83,7 +89,7 @@ export class FunctionPackageController implements Lifecycle {
 
   constructor(private readonly options: FunctionPackageControllerOptions) {
     this.secrets =
-      options.secrets ?? new TlsSecrets({ client: options.client, namespace: options.namespace, now: options.now });
+      options.secrets ?? new TlsSecrets({ client: options.client, namespace: options.namespace, clock: options.clock });
     this.runtime = new FunctionRuntime({ client: options.client, namespace: options.namespace, secrets: this.secrets });
     const watches: Watch[] = [{ keys$: of(PASS) }];
     if (options.informers) {
@@ -150,7 +156,7 @@ export class FunctionPackageController implements Lifecycle {
     const message = errorMessage(err, { cause: true });
     this.options.logger.warn({ controller: this.name, function: fn.metadata.name, err: message }, 'reconcile failed');
     const conditions = [runtime(this.runtimeOf(fn)), health('Healthy', false, message)];
-    await this.writeFunctionStatus(fn, conditions, {}, signal).catch((writeErr: unknown) => {
+    await this.writeStatus(statusOf(fn), conditions, {}, signal).catch((writeErr: unknown) => {
       this.options.logger.debug(
         { controller: this.name, function: fn.metadata.name, err: errorMessage(writeErr) },
         'cannot write Function status',
@@ -194,8 +200,8 @@ export class FunctionPackageController implements Lifecycle {
     );
     const active = fresh?.spec.desiredState === 'Active';
     const healthy = packageHealth(fresh?.status?.conditions);
-    await this.writeFunctionStatus(
-      fn,
+    await this.writeStatus(
+      statusOf(fn),
       [runtime(choice), installed(active), healthy],
       { currentRevision: current.metadata.name, currentIdentifier: pkg },
       signal,
@@ -236,7 +242,7 @@ export class FunctionPackageController implements Lifecycle {
       fields.currentIdentifier = null;
     }
     const conditions = [runtime(choice), installed(true, choice.message), health('Healthy', true, choice.message)];
-    await this.writeFunctionStatus(fn, conditions, fields, signal);
+    await this.writeStatus(statusOf(fn), conditions, fields, signal);
   }
 
   /** An older runtime serves until the current revision is active and healthy; then it is retired. */
@@ -289,19 +295,15 @@ export class FunctionPackageController implements Lifecycle {
       },
       spec: { desiredState, image: pkg, revision: number, ...inheritedSpec(fn) },
     };
-    return this.options.client.request<FunctionRevision>('PATCH', `${REVISIONS}/${name}`, {
-      body,
-      contentType: CONTENT_TYPE.apply,
-      query: { fieldManager: 'compositor/packages', force: true },
-      signal,
-    });
+    const options = { fieldManager: 'compositor/packages', signal };
+    return serverSideApply<FunctionRevision>(this.options.client, `${REVISIONS}/${name}`, body, options);
   }
 
   /** Applies the runtime and writes the revision's status; true when its runtime is healthy. */
   private async reconcileActive(revision: FunctionRevision, signal: AbortSignal): Promise<boolean> {
     const { endpoint, health: runtime } = await this.runtime.ensure(revision, signal);
     const conditions = [health('RevisionHealthy', true), health('RuntimeHealthy', runtime.healthy, runtime.message)];
-    await this.writeRevisionStatus(revision, conditions, { endpoint, capabilities: ['composition'] }, signal);
+    await this.writeStatus(revisionStatusOf(revision), conditions, { endpoint, capabilities: ['composition'] }, signal);
     return runtime.healthy === true;
   }
 
@@ -336,48 +338,29 @@ export class FunctionPackageController implements Lifecycle {
     }
   }
 
-  private async writeRevisionStatus(
-    revision: FunctionRevision,
+  /** Merge-patches a status when the conditions set or the fields (null removes one) would change it. */
+  private async writeStatus(
+    { path, stored }: StatusTarget,
     updates: Condition[],
     fields: Record<string, unknown>,
     signal: AbortSignal,
   ): Promise<void> {
-    const conditions = mergeConditions(revision.status?.conditions, updates, this.nowIso());
+    const conditions = setConditions(stored?.conditions, updates, this.conditionTime());
     const same =
-      sameConditions(revision.status?.conditions, conditions) &&
-      Object.entries(fields).every(
-        ([k, v]) => JSON.stringify((revision.status as Record<string, unknown> | undefined)?.[k]) === JSON.stringify(v),
-      );
+      sameConditions(stored?.conditions, conditions) &&
+      Object.entries(fields).every(([k, v]) => JSON.stringify(stored?.[k]) === JSON.stringify(v));
     if (same) return;
-    await this.options.client.request('PATCH', `${REVISIONS}/${revision.metadata.name}/status`, {
+    await this.options.client.request('PATCH', `${path}/status`, {
       body: { status: { ...fields, conditions } },
       contentType: CONTENT_TYPE.mergePatch,
       signal,
     });
   }
 
-  private async writeFunctionStatus(
-    fn: FunctionPackage,
-    updates: Condition[],
-    fields: Record<string, unknown>,
-    signal: AbortSignal,
-  ): Promise<void> {
-    const conditions = mergeConditions(fn.status?.conditions, updates, this.nowIso());
-    const status = fn.status as Record<string, unknown> | undefined;
-    const same =
-      sameConditions(fn.status?.conditions, conditions) && Object.entries(fields).every(([k, v]) => status?.[k] === v);
-    if (same) return;
-    await this.options.client.request('PATCH', `${FUNCTIONS}/${fn.metadata.name}/status`, {
-      body: { status: { ...fields, conditions } },
-      contentType: CONTENT_TYPE.mergePatch,
-      signal,
-    });
-  }
-
-  private nowIso(): string {
-    return (this.options.now ?? (() => new Date()))()
-      .toISOString()
-      .replace(/\.\d+Z$/, 'Z');
+  /** Package conditions are written in whole seconds, as Crossplane's. */
+  private conditionTime(): ConditionTime {
+    const clock = this.options.clock ?? systemClock;
+    return { now: () => dateOf(clock), precision: 'seconds' };
   }
 }
 
@@ -389,4 +372,18 @@ function inheritedSpec(fn: FunctionPackage): Record<string, unknown> {
     if (spec[key] !== undefined) copied[key] = spec[key];
   }
   return copied;
+}
+
+/** A status as stored and where it is written. */
+interface StatusTarget {
+  path: string;
+  stored: (Record<string, unknown> & { conditions?: Condition[] }) | undefined;
+}
+
+function statusOf(fn: FunctionPackage): StatusTarget {
+  return { path: `${FUNCTIONS}/${fn.metadata.name}`, stored: fn.status };
+}
+
+function revisionStatusOf(revision: FunctionRevision): StatusTarget {
+  return { path: `${REVISIONS}/${revision.metadata.name}`, stored: revision.status };
 }

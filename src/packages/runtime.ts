@@ -1,7 +1,7 @@
 // One active revision's runtime: its runtime config (the `default` one created when absent), the server certificate
 // Secret, ServiceAccount, Deployment and Service in compositor's namespace, and the Deployment's health.
 import { createHash } from 'node:crypto';
-import { CONTENT_TYPE, getIfExists, isNotFound, type KubeClient } from '../kube/index.js';
+import { getIfExists, isNotFound, serverSideApply, type KubeClient } from '../kube/index.js';
 import {
   buildDeployment,
   buildService,
@@ -70,10 +70,8 @@ export class FunctionRuntime {
       return found;
     }
     const body = { ...RUNTIME_CONFIG, metadata: { name }, spec: {} };
-    return this.options.client.request<DeploymentRuntimeConfig>('PATCH', path, {
-      body,
-      contentType: CONTENT_TYPE.apply,
-      query: { fieldManager: FIELD_MANAGER, force: true },
+    return serverSideApply<DeploymentRuntimeConfig>(this.options.client, path, body, {
+      fieldManager: FIELD_MANAGER,
       signal,
     });
   }
@@ -114,12 +112,7 @@ export class FunctionRuntime {
     });
   }
 
-  private apply<T = unknown>(manifest: Manifest, signal?: AbortSignal): Promise<T> {
-    return this.options.client.request<T>('PATCH', pathOf(manifest), {
-      body: manifest,
-      contentType: CONTENT_TYPE.apply,
-      query: { fieldManager: FIELD_MANAGER, force: true },
-      signal,
-    });
+  private apply<T extends object = object>(manifest: Manifest, signal?: AbortSignal): Promise<T> {
+    return serverSideApply<T>(this.options.client, pathOf(manifest), manifest, { fieldManager: FIELD_MANAGER, signal });
   }
 }

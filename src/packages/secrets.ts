@@ -3,7 +3,8 @@
 // tls.crt, tls.key and ca.crt as Crossplane's do. A missing or unusable CA is generated; a leaf is reissued when
 // it is missing, signed by another CA, names other hosts or nears expiry (certificates.ts).
 import type { OwnerReference } from '../apis/index.js';
-import { CONTENT_TYPE, getIfExists, isAlreadyExists, type KubeClient } from '../kube/index.js';
+import { dateOf, systemClock, type Clock } from '../base/index.js';
+import { getIfExists, isAlreadyExists, serverSideApply, type KubeClient } from '../kube/index.js';
 import { generateCa, issueLeaf, needsReissue, validCa, type KeyPair, type LeafUsage } from './certificates.js';
 import { ROOT_CA_SECRET } from './names.js';
 
@@ -19,7 +20,8 @@ const encode = (value: string): string => Buffer.from(value, 'utf8').toString('b
 export interface SecretsOptions {
   client: KubeClient;
   namespace: string;
-  now?: () => Date;
+  /** Certificate validity is judged and issued from this clock's time; the system clock unless given. */
+  clock?: Pick<Clock, 'now'>;
 }
 
 /** A leaf Secret's contents, as a function or compositor's client reads them. */
@@ -47,7 +49,7 @@ export class TlsSecrets {
   }
 
   private now(): Date {
-    return (this.options.now ?? (() => new Date()))();
+    return dateOf(this.options.clock ?? systemClock);
   }
 
   /** The root CA, generated and stored when absent or unusable. */
@@ -134,16 +136,11 @@ export class TlsSecrets {
       metadata: { name, namespace: this.options.namespace, ...(owner ? { ownerReferences: [owner] } : {}) },
       data,
     };
-    await this.options.client
-      .request('PATCH', this.path(name), {
-        body,
-        contentType: CONTENT_TYPE.apply,
-        query: { fieldManager: FIELD_MANAGER, force: true },
-        signal,
-      })
-      .catch((err: unknown) => {
+    await serverSideApply(this.options.client, this.path(name), body, { fieldManager: FIELD_MANAGER, signal }).catch(
+      (err: unknown) => {
         throw new Error(`cannot create or update secret: ${name}`, { cause: err });
-      });
+      },
+    );
   }
 }
 

@@ -3,18 +3,7 @@
 // so a key is never reconciled twice at once.
 export { FairLine, namespaceOfKey, type FairLineOptions } from './fairLine.js';
 export { FifoLine, type KeyLine } from './keyLine.js';
-export { DEFAULT_BACKOFF, ItemBackoff } from './itemBackoff.js';
+export { ItemBackoff } from './itemBackoff.js';
 export type { ReconcileOutcome, ReconcileResult, Reconciler } from './outcome.js';
 export { ReconcileLimiter, type TokenWaiter } from './reconcileLimiter.js';
-export { reconcileLimits, type ReconcileLimits } from './reconcileLimits.js';
 export { ReconcileQueue, type ReconcileQueueOptions, type ShutdownResult } from './reconcileQueue.js';
-export {
-  fullBucket,
-  giveBack,
-  refill,
-  reserve,
-  takeOrWait,
-  tryTake,
-  type TokenBucketRate,
-  type TokenBucketState,
-} from './tokenBucket.js';

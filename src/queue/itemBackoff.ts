@@ -1,17 +1,10 @@
-import { backoffDelay, type Backoff } from '../base/index.js';
+import { backoffDelay, DEFAULT_BACKOFF, type Backoff } from '../base/index.js';
 
 /**
  * Per-key exponential backoff for failed reconciles: base, 2x base, 4x base ... capped. A key's failure count only
  * grows through `when` and is cleared by `forget`, which the queue calls when a reconcile succeeds or asks for a
  * plain requeue-after, so one good reconcile ends the backoff.
  */
-export const DEFAULT_BACKOFF: Backoff = {
-  /** First delay: 1s, as Crossplane's controllers. */
-  baseMs: 1_000,
-  /** Cap: 60s, as Crossplane's controllers. */
-  capMs: 60_000,
-};
-
 export class ItemBackoff {
   private readonly failures = new Map<string, number>();
 

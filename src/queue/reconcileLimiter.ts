@@ -1,5 +1,5 @@
 import { systemClock, type Clock, type Timer } from '../base/index.js';
-import { fullBucket, giveBack, takeOrWait, type TokenBucketRate, type TokenBucketState } from './tokenBucket.js';
+import { fullBucket, giveBack, takeOrWait, type TokenBucketRate, type TokenBucketState } from '../base/index.js';
 
 /** A work queue that waits for a reconcile token. */
 export interface TokenWaiter {

@@ -1,10 +1,10 @@
-import { systemClock, type Backoff, type Clock } from '../base/index.js';
+import { DEFAULT_BACKOFF, systemClock, type Backoff, type Clock } from '../base/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
 import { queueMetrics, type Metrics, type QueueMetrics, type QueueReadings } from '../metrics/index.js';
 import { DedupingQueue } from './dedupingQueue.js';
 import { DelayedKeys } from './delayedKeys.js';
 import { FairLine, type FairLineOptions } from './fairLine.js';
-import { DEFAULT_BACKOFF, ItemBackoff } from './itemBackoff.js';
+import { ItemBackoff } from './itemBackoff.js';
 import { outcomeOfError, outcomeOfResult, type ReconcileOutcome, type Reconciler } from './outcome.js';
 import { FifoLine } from './keyLine.js';
 import type { ReconcileLimiter, TokenWaiter } from './reconcileLimiter.js';

@@ -1,5 +1,5 @@
 import { IN_USE_LABEL, isSubset } from '../controller/index.js';
-import { applyObject, getIfExists, type Discovery, type KubeClient, type KubeObject } from '../kube/index.js';
+import { serverSideApply, getIfExists, type Discovery, type KubeClient, type KubeObject } from '../kube/index.js';
 import { IN_USE_MESSAGE_ANNOTATION } from './types.js';
 
 /** Named as Crossplane's webhook is, so a refusal reads the same: `... 'nousages.protection.crossplane.io' ...`. */
@@ -63,6 +63,6 @@ export async function ensureUsagePolicy(client: KubeClient, discovery: Discovery
     const path = await discovery.path(object.apiVersion, object.kind, object.metadata.name);
     const current = await getIfExists<KubeObject>(client, path, signal);
     if (current && isSubset(object.spec, current.spec)) continue;
-    await applyObject(client, discovery, object, { fieldManager: USAGE_POLICY_FIELD_MANAGER, signal });
+    await serverSideApply(client, discovery, object, { fieldManager: USAGE_POLICY_FIELD_MANAGER, signal });
   }
 }

@@ -6,6 +6,8 @@ import {
   IN_USE_LABEL,
   findCondition,
   isBeingDeleted,
+  setConditions,
+  type Condition,
   type ReconciledObject,
 } from '../controller/index.js';
 import { addFinalizerPatch, removeFinalizerPatch, type EventSink } from '../kube/index.js';
@@ -187,16 +189,14 @@ export class UsageReconciler {
     if (ready?.status === 'True' && ready.reason === 'Available' && ready.observedGeneration === generation) {
       return false;
     }
-    const condition = {
+    const available: Condition = {
       type: 'Ready',
       status: 'True',
       reason: 'Available',
-      lastTransitionTime: dateOf(this.options.clock ?? systemClock)
-        .toISOString()
-        .replace(/\.\d+Z$/, 'Z'),
       ...(generation === undefined ? {} : { observedGeneration: generation }),
     };
-    const conditions = [...(usage.status?.conditions ?? []).filter((c) => c.type !== 'Ready'), condition];
+    const now = (): Date => dateOf(this.options.clock ?? systemClock);
+    const conditions = setConditions(usage.status?.conditions, [available], { now, precision: 'seconds' });
     await this.options.objects.mergePatch(refOf(usage), { status: { conditions } }, { status: true, signal });
     return true;
   }

@@ -15,7 +15,6 @@ export {
 export { Informer, type InformerOptions } from './informer.js';
 export { withReplay } from './replay.js';
 export { InformerRegistry, type InformerLease, type InformerRegistryOptions } from './registry.js';
-export { INFORMER_BACKOFF, realTimers, waitAtMost, type InformerTimers } from './timers.js';
 export {
   SHORT_WATCH_MS,
   SilenceWatchdog,

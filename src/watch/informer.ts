@@ -1,15 +1,17 @@
 import { Subject, type Observable } from 'rxjs';
 import type { Logger } from 'pino';
-import { backoffDelay, errorMessage, type Backoff } from '../base/index.js';
+import { backoffDelay, errorMessage, monotonicClock, type Backoff, type Clock, type Timer } from '../base/index.js';
 import type { KubeObject } from '../kube/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
 import { objectKey, resourceVersionOf, type WatchEvent } from './events.js';
 import type { ListerWatcher, RawEventType, WatchHandle } from './listerWatcher.js';
 import { withReplay } from './replay.js';
 import { ObjectStore } from './store.js';
-import { INFORMER_BACKOFF, realTimers, type InformerTimers } from './timers.js';
 import { trimForCache } from './trim.js';
 import { SHORT_WATCH_MS, SilenceWatchdog, silenceLimitMs, watchTimeoutSeconds } from './watchDeadline.js';
+
+/** Relists after failures: 500 ms doubling to 30 s, half of each delay random so informers spread out. */
+export const INFORMER_BACKOFF: Backoff = { baseMs: 500, capMs: 30_000, jitter: 0.5 };
 
 export interface InformerOptions<T extends KubeObject> {
   /** "apiVersion/kind", for logs. */
@@ -20,12 +22,17 @@ export interface InformerOptions<T extends KubeObject> {
   syncIntervalMs: number;
   /** Relists after failures; 500 ms doubling to 30 s with equal jitter by default. */
   backoff?: Backoff;
-  timers?: InformerTimers;
+  /** The silence deadline, how long a watch lasted, backoff and resync; the monotonic clock unless given. */
+  clock?: Clock;
+  /** The jitter of backoff and of each watch's timeoutSeconds, so informers spread out; Math.random unless given. */
+  random?: () => number;
   /**
    * A watch that delivers nothing for this long is aborted and rewatched. Default: its own timeoutSeconds plus
    * WATCH_GRACE_MS, the earliest moment silence proves the connection dead (see watchDeadline.ts).
    */
   silenceTimeoutMs?: number;
+  /** False keeps metadata.managedFields in the cache (trim.ts); true unless given. */
+  trimCache?: boolean;
 }
 
 /**
@@ -49,10 +56,11 @@ export class Informer<T extends KubeObject = KubeObject> implements Lifecycle {
   readonly store = new ObjectStore<T>();
   private readonly subject = new Subject<WatchEvent<T>>();
   private readonly abort = new AbortController();
-  private readonly timers: InformerTimers;
+  private readonly clock: Clock;
+  private readonly random: () => number;
   private resourceVersion: string | undefined;
   private loop: Promise<void> | undefined;
-  private stopResync: () => void = () => undefined;
+  private resyncTimer: Timer | undefined;
   private syncedResolve: () => void = () => undefined;
   private readonly syncedPromise = new Promise<void>((resolve) => (this.syncedResolve = resolve));
   private synced = false;
@@ -62,7 +70,8 @@ export class Informer<T extends KubeObject = KubeObject> implements Lifecycle {
   relists = 0;
 
   constructor(private readonly options: InformerOptions<T>) {
-    this.timers = options.timers ?? realTimers;
+    this.clock = options.clock ?? monotonicClock;
+    this.random = options.random ?? Math.random;
   }
 
   /**
@@ -95,9 +104,9 @@ export class Informer<T extends KubeObject = KubeObject> implements Lifecycle {
     if (this.loop || this.isStopped()) return this.syncedPromise;
     this.loop = this.run();
     if (this.options.syncIntervalMs > 0) {
-      this.stopResync = this.timers.every(this.options.syncIntervalMs, () => {
+      this.resyncTimer = this.clock.setInterval(() => {
         this.resync();
-      });
+      }, this.options.syncIntervalMs);
     }
     return this.syncedPromise;
   }
@@ -106,7 +115,7 @@ export class Informer<T extends KubeObject = KubeObject> implements Lifecycle {
   async stop(): Promise<void> {
     if (this.isStopped()) return;
     this.abort.abort();
-    this.stopResync();
+    this.resyncTimer?.cancel();
     this.syncedResolve();
     await this.loop;
     this.store.clear();
@@ -143,7 +152,7 @@ export class Informer<T extends KubeObject = KubeObject> implements Lifecycle {
           'watch failed: relisting after backoff',
         );
         this.resourceVersion = undefined;
-        await this.timers.sleep(delayMs, this.abort.signal).catch(() => undefined);
+        await this.clock.sleep(delayMs, this.abort.signal).catch(() => undefined);
       }
     }
   }
@@ -171,13 +180,13 @@ export class Informer<T extends KubeObject = KubeObject> implements Lifecycle {
   /** After a healthy watch, the failures in a row start again; after the second unhealthy one in a row, back off. */
   private async backOffUnless(healthy: boolean, failures: number): Promise<number> {
     const next = healthy ? 0 : failures + 1;
-    if (next > 1) await this.timers.sleep(this.delay(next - 1), this.abort.signal);
+    if (next > 1) await this.clock.sleep(this.delay(next - 1), this.abort.signal);
     return next;
   }
 
   /** The delay before the relist after `failures` failures in a row (1 or more). */
   private delay(failures: number): number {
-    return backoffDelay(this.options.backoff ?? INFORMER_BACKOFF, failures - 1, () => this.timers.random());
+    return backoffDelay(this.options.backoff ?? INFORMER_BACKOFF, failures - 1, () => this.random());
   }
 
   /** Replaces the cache with a fresh list, emitting the difference as add, update and delete events. */
@@ -187,7 +196,7 @@ export class Informer<T extends KubeObject = KubeObject> implements Lifecycle {
     this.relists++;
     const seen = new Set<string>();
     for (const listed of items) {
-      const object = trimForCache(listed);
+      const object = trimForCache(listed, this.options.trimCache ?? true);
       const key = objectKey(object);
       seen.add(key);
       const old = this.store.set(object);
@@ -212,12 +221,12 @@ export class Informer<T extends KubeObject = KubeObject> implements Lifecycle {
    * without waiting for the transport to confirm an abort: a dead connection may never confirm anything.
    */
   private watchOnce(resourceVersion: string): Promise<WatchEnd> {
-    const timeoutSeconds = watchTimeoutSeconds(() => this.timers.random());
+    const timeoutSeconds = watchTimeoutSeconds(() => this.random());
     const silenceMs = this.options.silenceTimeoutMs ?? silenceLimitMs(timeoutSeconds);
     return new Promise<WatchEnd>((resolve) => {
-      const openedAt = this.timers.now();
+      const openedAt = this.clock.now();
       let sawEvents = false;
-      const healthy = (): boolean => sawEvents || this.timers.now() - openedAt >= SHORT_WATCH_MS;
+      const healthy = (): boolean => sawEvents || this.clock.now() - openedAt >= SHORT_WATCH_MS;
       let handle: WatchHandle | undefined;
       let end: WatchEnd | undefined;
       const signal = this.abort.signal;
@@ -233,7 +242,7 @@ export class Informer<T extends KubeObject = KubeObject> implements Lifecycle {
       const onStop = (): void => {
         finish({ kind: 'closed', healthy: true });
       };
-      const watchdog = new SilenceWatchdog(silenceMs, this.timers, () => {
+      const watchdog = new SilenceWatchdog(silenceMs, this.clock, () => {
         finish({ kind: 'silent' });
       });
       if (signal.aborted) {
@@ -282,7 +291,7 @@ export class Informer<T extends KubeObject = KubeObject> implements Lifecycle {
 
   /** Applies one raw watch event (not an ERROR) to the cache. */
   private apply(type: Exclude<RawEventType, 'ERROR'>, raw: unknown): void {
-    const object = trimForCache(raw as T);
+    const object = trimForCache(raw as T, this.options.trimCache ?? true);
     const rv = resourceVersionOf(object);
     if (rv !== undefined) this.resourceVersion = rv;
     if (type === 'BOOKMARK') return;

@@ -1,11 +1,12 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { kindKey, type ApiKind } from '../apis/index.js';
 import type { EngineMetrics } from '../metrics/index.js';
 import type { Discovery, KubeClient, KubeObject, ResourceInfo } from '../kube/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
 import { Informer } from './informer.js';
 import { KubeListerWatcher, type ListerWatcher } from './listerWatcher.js';
-import type { InformerTimers } from './timers.js';
+import type { Clock } from '../base/index.js';
 
 export interface InformerRegistryOptions {
   client: KubeClient;
@@ -19,7 +20,10 @@ export interface InformerRegistryOptions {
    * client finds its own connection dead (KubeClient.onConnectionLost).
    */
   watchSilenceTimeoutMs?: number;
-  timers?: InformerTimers;
+  /** False keeps metadata.managedFields in every cache (a benchmark switch, see cli/environment.ts). */
+  trimCache?: boolean;
+  /** Every informer's clock; the monotonic clock unless given. */
+  clock?: Clock;
   /** Wraps the lister-watcher of each kind, so tests can force server behaviour (a stale resourceVersion). */
   wrapListerWatcher?: (listerWatcher: ListerWatcher, gvk: { apiVersion: string; kind: string }) => ListerWatcher;
   /** engine_watches_started_total / engine_watches_stopped_total. */
@@ -40,6 +44,7 @@ export interface InformerLease<T extends KubeObject = KubeObject> {
 }
 
 interface Entry {
+  kind: ApiKind;
   refs: number;
   started: Promise<{ informer: Informer; resource: ResourceInfo }>;
 }
@@ -60,10 +65,10 @@ export class InformerRegistry implements Lifecycle {
   }
 
   async acquire<T extends KubeObject = KubeObject>(apiVersion: string, kind: string): Promise<InformerLease<T>> {
-    const key = `${apiVersion}/${kind}`;
+    const key = kindKey({ apiVersion, kind });
     let entry = this.entries.get(key);
     if (!entry) {
-      entry = { refs: 0, started: this.startInformer(apiVersion, kind) };
+      entry = { kind: { apiVersion, kind }, refs: 0, started: this.startInformer(apiVersion, kind) };
       this.entries.set(key, entry);
     }
     entry.refs++;
@@ -104,10 +109,9 @@ export class InformerRegistry implements Lifecycle {
     const entries = [...this.entries];
     this.entries.clear();
     await Promise.all(
-      entries.map(async ([key, entry]) => {
+      entries.map(async ([, entry]) => {
         const started = await entry.started.catch(() => undefined);
-        const slash = key.lastIndexOf('/');
-        if (started) await this.stopInformer(started.informer, key.slice(0, slash), key.slice(slash + 1));
+        if (started) await this.stopInformer(started.informer, entry.kind.apiVersion, entry.kind.kind);
       }),
     );
   }
@@ -132,7 +136,8 @@ export class InformerRegistry implements Lifecycle {
       // The informer names itself in each line (informer: its name); binding that here too would repeat the key.
       logger,
       syncIntervalMs: this.options.syncIntervalMs,
-      timers: this.options.timers,
+      clock: this.options.clock,
+      trimCache: this.options.trimCache,
       silenceTimeoutMs: this.options.watchSilenceTimeoutMs,
     });
     // Not waited for: the lease is handed out before the first list, whose objects its holder then sees as adds.

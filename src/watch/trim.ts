@@ -3,24 +3,8 @@
 // also safe for a PUT built from a cached object: the API server keeps the stored managedFields when a request
 // omits them. The last-applied-configuration annotation is kept, since a PUT without it would delete it.
 
-/**
- * Whether the cache trims objects. COMPOSITOR_CACHE_TRIM=false turns trimming off: a benchmark switch, not a user
- * flag, so that `bench:scale -- --no-cache-trim` can measure the memory trimming saves. Read on first
- * use, never at import.
- */
-export function cacheTrimEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
-  return env.COMPOSITOR_CACHE_TRIM !== 'false';
-}
-
-let trimming: boolean | undefined;
-
-function trimmingByDefault(): boolean {
-  trimming ??= cacheTrimEnabled();
-  return trimming;
-}
-
 /** The object as the cache keeps it: without metadata.managedFields, unless `enabled` is false. */
-export function trimForCache<T>(object: T, enabled: boolean = trimmingByDefault()): T {
+export function trimForCache<T>(object: T, enabled: boolean): T {
   if (!enabled) return object;
   const metadata = (object as { metadata?: { managedFields?: unknown } }).metadata;
   if (metadata?.managedFields === undefined) return object;

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import pino from 'pino';
 import { packageRoot } from '../../src/apis/index.js';
+import { monotonicClock } from '../../src/base/index.js';
 import { ExampleApplier } from '../../src/cli/examples.js';
 import type { KubeClient } from '../../src/kube/index.js';
 import { controlPlane, eventually } from './harness.js';
@@ -20,7 +21,7 @@ describe('examples (integration)', function () {
     client = controlPlane().client();
     running = await startEngine();
     const dirs = ['examples', join('examples', 'legacy')].map((dir) => join(packageRoot(), dir));
-    applier = new ExampleApplier(client, dirs, pino({ level: 'silent' }), 200);
+    applier = new ExampleApplier(client, dirs, pino({ level: 'silent' }), { ms: 200, clock: monotonicClock });
     await applier.start(AbortSignal.timeout(100_000));
   });
 

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { packageRoot } from '../../src/apis/index.js';
+import { systemClock } from '../../src/base/index.js';
 import { DEVELOPMENT_TARGET_ANNOTATION, runRender } from '../../src/cli/index.js';
 import {
   CachingRunner,
@@ -242,7 +243,7 @@ describe('functions: gRPC runner when the function is down', function () {
       credentials: insecureCredentials(),
       timeoutMs: 5_000,
       attempts: 3,
-      sleep: (ms) => (delays.push(ms), Promise.resolve()),
+      clock: { ...systemClock, sleep: (ms) => (delays.push(ms), Promise.resolve()) },
     });
     try {
       let thrown: unknown;

@@ -27,7 +27,8 @@ import {
   type XrObject,
 } from './engine.js';
 import { nopResource, providerNopResource, READY_AT_ONCE, startNop, type RunningNop } from './nop.js';
-import { ReconcileLimiter, reconcileLimits } from '../../src/queue/index.js';
+import { reconcileLimits } from '../../src/base/index.js';
+import { ReconcileLimiter } from '../../src/queue/index.js';
 
 // The managed-resource runtime against a real API server, through the built-in nop provider: the lifecycle, the
 // create-pending protocol, deletion policies, managementPolicies, pause, poll intervals, reconcile requests, the

@@ -13,7 +13,8 @@ import {
 } from '../../src/managed/index.js';
 import { createMetrics, type Metrics } from '../../src/metrics/index.js';
 import { InformerRegistry } from '../../src/watch/index.js';
-import { ReconcileLimiter, reconcileLimits } from '../../src/queue/index.js';
+import { reconcileLimits } from '../../src/base/index.js';
+import { ReconcileLimiter } from '../../src/queue/index.js';
 
 // Runs the nop provider in-process against a control plane (the integration tests' and the managed-restart
 // bench's), with its own informers, metrics and event recorder, so a test can stop it and start another one

@@ -238,7 +238,7 @@ describe('--package-runtime=Deployment: XRs compose with functions compositor ru
     const wrongName = await call(`dns:///other.${NS}:9443`, client_['ca.crt'] ?? '');
     expect(wrongName).to.be.instanceOf(FunctionCallError);
     expect(wrongName.message).to.match(/cannot call dns:\/\/\/other\.pkg-runtime:9443: .*(Hostname|altnames)/);
-    const otherCa = await generateCa();
+    const otherCa = await generateCa(new Date());
     const wrongCa = await call(TARGET, otherCa.cert);
     expect(wrongCa).to.be.instanceOf(FunctionCallError);
     expect(wrongCa.message).to.match(/certificate/i);

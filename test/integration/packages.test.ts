@@ -10,7 +10,8 @@ import { DEFAULT_BUILTIN_REGISTRIES } from '../../src/functions/index.js';
 import { FunctionCaller } from '../../src/engine/index.js';
 import { Discovery, ensureCrds, type KubeClient } from '../../src/kube/index.js';
 import { createMetrics } from '../../src/metrics/index.js';
-import { ReconcileLimiter, reconcileLimits } from '../../src/queue/index.js';
+import { reconcileLimits } from '../../src/base/index.js';
+import { ReconcileLimiter } from '../../src/queue/index.js';
 import { InformerRegistry } from '../../src/watch/index.js';
 import {
   ClientCertificate,

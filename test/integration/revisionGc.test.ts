@@ -8,7 +8,8 @@ import { createMetrics } from '../../src/metrics/index.js';
 import { InformerRegistry } from '../../src/watch/index.js';
 import { apply, ensureNamespace } from './engine.js';
 import { controlPlane, eventually } from './harness.js';
-import { ReconcileLimiter, reconcileLimits } from '../../src/queue/index.js';
+import { reconcileLimits } from '../../src/base/index.js';
+import { ReconcileLimiter } from '../../src/queue/index.js';
 
 const GROUP_PATH = '/apis/apiextensions.crossplane.io/v1';
 const COMPOSITION = 'rev-gc';

@@ -14,7 +14,8 @@ import {
   type CompositionRevision,
 } from '../../src/definition/revisions.js';
 import { controlPlane, eventually } from './harness.js';
-import { ReconcileLimiter, reconcileLimits } from '../../src/queue/index.js';
+import { reconcileLimits } from '../../src/base/index.js';
+import { ReconcileLimiter } from '../../src/queue/index.js';
 
 const GROUP_PATH = '/apis/apiextensions.crossplane.io/v1';
 const COMPOSITIONS = `${GROUP_PATH}/compositions`;

@@ -258,6 +258,20 @@ describe('Usages', function () {
       ]);
     }
 
+    /** What a wait for the composed objects saw: the XR's conditions, the databases' labels and the Usages' state. */
+    async function composedState(xr: XrObject, databases: Labelled[]): Promise<string> {
+      const found = await get<XrObject>(client, xr);
+      const usages = await client.request<{ items: (Labelled & XrObject)[] }>(
+        'GET',
+        '/apis/protection.crossplane.io/v1beta1/namespaces/default/usages',
+      );
+      return JSON.stringify({
+        xr: found?.status?.conditions,
+        databases: databases.map((d) => ({ name: d.metadata.name, labels: d.metadata.labels })),
+        usages: usages.items.map((u) => ({ name: u.metadata.name, spec: u.spec, conditions: u.status?.conditions })),
+      });
+    }
+
     it('deletes the composed user before the object it uses', async () => {
       const xr: XrObject = {
         apiVersion: api.apiVersion,
@@ -274,7 +288,8 @@ describe('Usages', function () {
       };
       const [database] = await eventually('the composed database in use', async () => {
         const items = await list('used');
-        return items[0]?.metadata.labels?.[IN_USE] === 'true' ? items : undefined;
+        if (items[0]?.metadata.labels?.[IN_USE] === 'true') return items;
+        throw new Error(await composedState(xr, items));
       });
       if (!database) throw new Error('no database');
       await eventually('the XR Ready', async () => {

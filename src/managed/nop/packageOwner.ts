@@ -1,4 +1,4 @@
-import type { CustomResourceDefinition, OwnerReference } from '../../apis/index.js';
+import { groupOf, type CustomResourceDefinition, type OwnerReference } from '../../apis/index.js';
 
 // Whether a real Crossplane provider serves a NopResource API: its package manager owns the CRD it installed.
 // Pure, so the rule is tested without a server.
@@ -12,6 +12,6 @@ const PACKAGE_GROUP = 'pkg.crossplane.io';
  */
 export function crossplanePackageOwner(crd: Pick<CustomResourceDefinition, 'metadata'>): OwnerReference | undefined {
   const owners = crd.metadata.ownerReferences ?? [];
-  const ofPackages = owners.filter((owner) => owner.apiVersion.split('/')[0] === PACKAGE_GROUP);
+  const ofPackages = owners.filter((owner) => groupOf(owner.apiVersion) === PACKAGE_GROUP);
   return ofPackages.find((owner) => owner.controller === true) ?? ofPackages[0];
 }

@@ -4,7 +4,8 @@ import { ClaimController, type Claim } from '../../../src/claim/index.js';
 import type { Xr, XrType } from '../../../src/controller/index.js';
 import { RecordingEventSink } from '../../../src/kube/index.js';
 import { createMetrics } from '../../../src/metrics/index.js';
-import { ReconcileLimiter, reconcileLimits } from '../../../src/queue/index.js';
+import { reconcileLimits } from '../../../src/base/index.js';
+import { ReconcileLimiter } from '../../../src/queue/index.js';
 import { CORE_KINDS, FakeApiServer, FakeInformers, until } from '../fakes/index.js';
 
 const XR_TYPE: XrType = { apiVersion: 'example.org/v1', kind: 'XApp', namespaced: false, legacy: true };

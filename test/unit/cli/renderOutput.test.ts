@@ -5,7 +5,16 @@ import { renderComposite, renderDocuments } from '../../../src/cli/renderOutput.
 import type { PipelineCondition, PipelineEvent, PipelineOutput } from '../../../src/functions/index.js';
 
 function output(parts: Partial<PipelineOutput>): PipelineOutput {
-  return { desired: {}, context: undefined, events: [], conditions: [], ttlMs: undefined, requirements: {}, ...parts };
+  return {
+    desired: {},
+    context: undefined,
+    events: [],
+    conditions: [],
+    ttlMs: undefined,
+    requirements: {},
+    outputs: [],
+    ...parts,
+  };
 }
 
 const condition = (type: string, target: PipelineCondition['target']): PipelineCondition => ({

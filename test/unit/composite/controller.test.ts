@@ -6,7 +6,8 @@ import { RecordingEventSink } from '../../../src/kube/index.js';
 import { createMetrics } from '../../../src/metrics/index.js';
 import { FakeApiServer, FakeInformers, FakeRunner, until } from '../fakes/index.js';
 import { composition, desiring, KINDS, revision, XR_API_VERSION } from './world.js';
-import { ReconcileLimiter, reconcileLimits } from '../../../src/queue/index.js';
+import { reconcileLimits } from '../../../src/base/index.js';
+import { ReconcileLimiter } from '../../../src/queue/index.js';
 
 const SETTINGS: CompositeControllerSettings = {
   realtime: true,

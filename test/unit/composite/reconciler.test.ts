@@ -36,7 +36,7 @@ describe('composite/CompositeReconciler', () => {
     it('forgets an XR that is gone: resets its circuit and its composed kinds, and requests nothing', async () => {
       const breaker = closedBreaker();
       const world = new World({ breaker });
-      world.kinds.set(KEY, ['v1/ConfigMap']);
+      world.kinds.set(KEY, [{ apiVersion: 'v1', kind: 'ConfigMap' }]);
       expect(await world.reconcile()).to.deep.equal({});
       expect(breaker.resets).to.deep.equal([KEY]);
       expect(world.kinds.has(KEY)).to.equal(false);

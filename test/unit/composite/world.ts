@@ -1,6 +1,7 @@
 // A composite reconciler over in-memory fakes: the fake API server holds what the cluster holds, ObjectStores stand
 // in for the informer caches, and `sync()` copies the server's objects into them, as the watches would.
 import pino from 'pino';
+import type { ApiKind } from '../../../src/apis/index.js';
 import { OwnWrites, type Breaker } from '../../../src/circuitbreaker/index.js';
 import {
   CompositeReconciler,
@@ -86,7 +87,7 @@ export class World {
   /** Per XR key: the composed kinds its next reconcile reads from the server, as after a kind's late first list. */
   readonly liveReads = new Map<string, Set<string>>();
   /** What the reconciler last said each XR composes. */
-  readonly kinds = new Map<string, readonly string[]>();
+  readonly kinds = new Map<string, readonly ApiKind[]>();
   readonly events = new RecordingEventSink();
   readonly ownWrites = new OwnWrites();
   readonly runner = new FakeRunner(() => desiring({ cm: { data: { a: '1' } } }));

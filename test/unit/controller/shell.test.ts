@@ -5,7 +5,8 @@ import { ManualClock } from '../../../src/base/index.js';
 import { ControllerShell, watchKind, type KeyRequest, type Watch } from '../../../src/controller/index.js';
 import { ApiError, type KubeObject } from '../../../src/kube/index.js';
 import { createMetrics, type Metrics } from '../../../src/metrics/index.js';
-import { ReconcileLimiter, reconcileLimits, type ReconcileResult } from '../../../src/queue/index.js';
+import { reconcileLimits } from '../../../src/base/index.js';
+import { ReconcileLimiter, type ReconcileResult } from '../../../src/queue/index.js';
 import { FakeInformers, until } from '../fakes/index.js';
 
 const THING = { apiVersion: 'example.org/v1', kind: 'Thing' };

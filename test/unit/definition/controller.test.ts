@@ -10,7 +10,8 @@ import {
 import { ApiError, RecordingEventSink } from '../../../src/kube/index.js';
 import { createMetrics } from '../../../src/metrics/index.js';
 import { CORE_KINDS, eventLines, FakeApiServer, FakeInformers, until } from '../fakes/index.js';
-import { ReconcileLimiter, reconcileLimits } from '../../../src/queue/index.js';
+import { reconcileLimits } from '../../../src/base/index.js';
+import { ReconcileLimiter } from '../../../src/queue/index.js';
 
 const XRD_API = 'apiextensions.crossplane.io/v1';
 const XRD_PATH = '/apis/apiextensions.crossplane.io/v1/compositeresourcedefinitions/xapps.example.org';

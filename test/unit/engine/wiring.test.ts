@@ -17,7 +17,8 @@ import { Discovery, RecordingEventSink, type KubeClient } from '../../../src/kub
 import { NopProvider } from '../../../src/managed/index.js';
 import { createMetrics } from '../../../src/metrics/index.js';
 import { FunctionPackageController, TlsSecrets } from '../../../src/packages/index.js';
-import { ReconcileLimiter, reconcileLimits } from '../../../src/queue/index.js';
+import { reconcileLimits } from '../../../src/base/index.js';
+import { ReconcileLimiter } from '../../../src/queue/index.js';
 import { UsageController } from '../../../src/usage/index.js';
 import { FakeInformers } from '../fakes/index.js';
 

@@ -16,7 +16,7 @@ import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { ManualClock } from '../../../src/base/index.js';
+import { ManualClock, type Timer } from '../../../src/base/index.js';
 import { AUTH_HEADERS_TTL_MS } from '../../../src/kube/client.js';
 import {
   ApiError,
@@ -24,19 +24,20 @@ import {
   KubeClient,
   RequestTimeoutError,
   type RequestLimiter,
-  type SetTimer,
 } from '../../../src/kube/index.js';
 
-/** A deadline timer the test fires by hand: virtual time, no waiting. */
-class ManualTimer {
+/** A clock whose timers the test fires by hand (the last one armed): virtual time, no waiting. */
+class ManualTimer extends ManualClock {
   armed: { fn: () => void; ms: number; cancelled: boolean }[] = [];
-  readonly set: SetTimer = (fn, ms) => {
+  override setTimer(fn: () => void, ms: number): Timer {
     const timer = { fn, ms, cancelled: false };
     this.armed.push(timer);
-    return () => {
-      timer.cancelled = true;
+    return {
+      cancel: () => {
+        timer.cancelled = true;
+      },
     };
-  };
+  }
   fire(): void {
     const timer = this.armed.at(-1);
     if (!timer || timer.cancelled) throw new Error('no deadline armed');
@@ -129,7 +130,12 @@ function clientFor(
     contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
     currentContext: 'x',
   });
-  return new KubeClient(kc, () => undefined, limiter, { requestTimeoutMs, setTimer: timer.set });
+  return new KubeClient(kc, () => undefined, limiter, {
+    requestTimeoutMs,
+    clock: timer,
+    // Its probe timers would run on this clock too; it has tests of its own.
+    connectionCheck: false,
+  });
 }
 
 const hold: Handler = () => undefined;

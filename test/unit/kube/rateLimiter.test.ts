@@ -1,17 +1,20 @@
 import { expect } from 'chai';
-import type { Clock } from '../../../src/base/index.js';
+import { repeat, sleepOn, type Clock } from '../../../src/base/index.js';
 import { ClientRateLimiter, clientRateFor } from '../../../src/kube/index.js';
 
 /** A clock at `now()` whose timers fire at once, recording how long each would have waited. */
 function recordingClock(now: () => number, waits: number[]): Clock {
-  return {
+  const clock: Clock = {
     now,
     setTimer: (callback, delayMs) => {
       waits.push(delayMs);
       callback();
       return { cancel: () => undefined };
     },
+    setInterval: (callback, intervalMs) => repeat(clock, callback, intervalMs),
+    sleep: (ms, signal) => sleepOn(clock, ms, signal),
   };
+  return clock;
 }
 
 describe('kube/ClientRateLimiter', () => {

@@ -13,7 +13,8 @@ import {
 } from '../../../src/managed/index.js';
 import { createMetrics } from '../../../src/metrics/index.js';
 import { ObjectStore, type InformerLease, type InformerRegistry } from '../../../src/watch/index.js';
-import { ReconcileLimiter, reconcileLimits } from '../../../src/queue/index.js';
+import { reconcileLimits } from '../../../src/base/index.js';
+import { ReconcileLimiter } from '../../../src/queue/index.js';
 
 // NopProvider without a server: which kinds it starts a controller for. Fakes stand in for the API client (CRD
 // reads only) and the informer registry (an empty, synced cache per kind).

@@ -2,16 +2,18 @@ import { expect } from 'chai';
 import { pino } from 'pino';
 import { IdleHeapCompactor, shouldCompact, type HeapAccess, type HeapReading } from '../../../src/manager/index.js';
 import { processHeap } from '../../../src/manager/idleHeap.js';
+import { ManualClock } from '../../../src/base/index.js';
 
 const MIB = 1024 * 1024;
 
-/** A heap and clock the test sets by hand: utilization and sizes are what the next check reads. */
+/** A heap the test sets by hand: utilization and sizes are what the next check reads; a compaction takes 300 ms. */
 class FakeHeap implements HeapAccess {
   busy = 0;
   committed = 600 * MIB;
   used = 150 * MIB;
-  clock = 0;
   compactions = 0;
+
+  constructor(readonly clock: ManualClock) {}
 
   utilization(): number {
     return this.busy;
@@ -22,10 +24,7 @@ class FakeHeap implements HeapAccess {
   compact(): void {
     this.compactions++;
     this.committed = this.used + 10 * MIB;
-    this.clock += 300;
-  }
-  now(): number {
-    return this.clock;
+    this.clock.advance(300);
   }
 }
 
@@ -49,8 +48,9 @@ describe('manager/idleHeap', () => {
   });
 
   it('compacts once after a burst, then waits for the heap to grow again', () => {
-    const heap = new FakeHeap();
-    const compactor = new IdleHeapCompactor({ log: pino({ level: 'silent' }), access: heap });
+    const clock = new ManualClock();
+    const heap = new FakeHeap(clock);
+    const compactor = new IdleHeapCompactor({ log: pino({ level: 'silent' }), access: heap, clock });
 
     heap.busy = 0.9;
     expect(compactor.check(), 'while converging').to.equal(false);
@@ -58,25 +58,31 @@ describe('manager/idleHeap', () => {
     expect(compactor.check(), 'first idle check').to.equal(true);
     expect(heap.committed).to.equal(160 * MIB);
 
-    heap.clock += 120_000;
+    clock.advance(120_000);
     expect(compactor.check(), 'idle again, nothing to give back').to.equal(false);
     heap.committed = 500 * MIB;
-    heap.clock += 10_000;
+    clock.advance(10_000);
     expect(compactor.check(), 'grown back after another burst').to.equal(true);
     expect(heap.compactions).to.equal(2);
   });
 
   it('compacts once when it starts, start-up being done, and then only when idle a minute later', async () => {
-    const heap = new FakeHeap();
-    const compactor = new IdleHeapCompactor({ log: pino({ level: 'silent' }), access: heap, intervalMs: 3_600_000 });
+    const clock = new ManualClock();
+    const heap = new FakeHeap(clock);
+    const compactor = new IdleHeapCompactor({
+      log: pino({ level: 'silent' }),
+      access: heap,
+      clock,
+      intervalMs: 3_600_000,
+    });
     await compactor.start();
     try {
       expect(heap.compactions, 'at start').to.equal(1);
       heap.committed = 500 * MIB;
       heap.busy = 0.02;
-      heap.clock += 10_000;
+      clock.advance(10_000);
       expect(compactor.check(), '10 s later, idle with slack').to.equal(false);
-      heap.clock += 50_000;
+      clock.advance(50_000);
       expect(compactor.check(), 'a minute after start').to.equal(true);
       expect(heap.compactions).to.equal(2);
     } finally {

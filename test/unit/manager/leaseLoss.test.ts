@@ -1,14 +1,14 @@
 import { expect } from 'chai';
 import { NEVER } from 'rxjs';
 import pino from 'pino';
-import { ManualClock } from '../../../src/base/index.js';
+import { ManualClock, reconcileLimits } from '../../../src/base/index.js';
 import { ShardFollower, type RunningComposite } from '../../../src/definition/index.js';
 import { Engine } from '../../../src/engine/index.js';
 import type { KubeClient } from '../../../src/kube/index.js';
 import type { Lifecycle } from '../../../src/lifecycle/index.js';
 import { LeadershipLostError, Manager, type Elector } from '../../../src/manager/index.js';
 import { createMetrics, type Metrics } from '../../../src/metrics/index.js';
-import { ReconcileLimiter, ReconcileQueue, reconcileLimits } from '../../../src/queue/index.js';
+import { ReconcileLimiter, ReconcileQueue } from '../../../src/queue/index.js';
 import { ObjectStore, withReplay, type InformerLease, type InformerRegistry } from '../../../src/watch/index.js';
 import { settle } from '../watch/fakeListerWatcher.js';
 

@@ -7,16 +7,10 @@ import { ApiError, type Discovery, type EventSink, type KubeClient } from '../..
 import { nopCrdName, NopProvider, NOP_TYPES } from '../../../src/managed/index.js';
 import { createLogger } from '../../../src/manager/index.js';
 import { createMetrics } from '../../../src/metrics/index.js';
-import {
-  InformerRegistry,
-  ObjectStore,
-  type InformerLease,
-  type InformerTimers,
-  type ListerWatcher,
-} from '../../../src/watch/index.js';
-import { ManualClock } from '../../../src/base/index.js';
+import { InformerRegistry, ObjectStore, type InformerLease, type ListerWatcher } from '../../../src/watch/index.js';
+import { ManualClock, reconcileLimits } from '../../../src/base/index.js';
 import { FakeListerWatcher, settle } from '../watch/fakeListerWatcher.js';
-import { ReconcileLimiter, reconcileLimits } from '../../../src/queue/index.js';
+import { ReconcileLimiter } from '../../../src/queue/index.js';
 
 // compositor's JSON log lines must not repeat a key: pino writes a child logger's bindings and a call's fields side by
 // side without merging them, and a log pipeline that parses the line keeps one value at random. These paths log
@@ -44,15 +38,10 @@ function repeated(keys: readonly string[]): string[] {
   return keys.filter((key, index) => keys.indexOf(key) !== index);
 }
 
-class NoWaitTimers extends ManualClock implements InformerTimers {
-  sleep(_ms: number, signal: AbortSignal): Promise<void> {
-    return signal.aborted ? Promise.reject(new Error('aborted')) : Promise.resolve();
-  }
-  every(): () => void {
-    return () => undefined;
-  }
-  random(): number {
-    return 1;
+/** A clock whose sleeps end at once, so a relist's backoff takes no time. */
+class NoWaitClock extends ManualClock {
+  override sleep(_ms: number, signal?: AbortSignal): Promise<void> {
+    return signal?.aborted === true ? Promise.reject(new Error('aborted')) : Promise.resolve();
   }
 }
 
@@ -68,7 +57,7 @@ async function informerRelists(log: ReturnType<typeof createLogger>): Promise<vo
     discovery,
     logger: log,
     syncIntervalMs: 3_600_000,
-    timers: new NoWaitTimers(),
+    clock: new NoWaitClock(),
     wrapListerWatcher: (): ListerWatcher => fake,
   });
   const lease = await registry.acquire('v1', 'ConfigMap');

@@ -28,7 +28,7 @@ function setup(options: { issue: boolean; server?: FakeApiServer; clock?: Manual
 } {
   const server = options.server ?? new FakeApiServer();
   const clock = options.clock ?? new ManualClock(T0);
-  const secrets = new TlsSecrets({ client: server.client, namespace: NS, now: () => new Date(clock.now()) });
+  const secrets = new TlsSecrets({ client: server.client, namespace: NS, clock });
   const logger = pino({ level: 'silent' });
   // No refresh before renewal is due, so the only timer is the renewal (or the backoff) under test.
   const cert = new ClientCertificate({ secrets, namespace: NS, issue: options.issue, logger, clock, refreshMs: 1e12 });

@@ -3,7 +3,8 @@ import pino from 'pino';
 import type { KubeClient, KubeObject } from '../../../src/kube/index.js';
 import { createMetrics } from '../../../src/metrics/index.js';
 import { FunctionPackageController, type FunctionPackage } from '../../../src/packages/index.js';
-import { ReconcileLimiter, reconcileLimits } from '../../../src/queue/index.js';
+import { reconcileLimits } from '../../../src/base/index.js';
+import { ReconcileLimiter } from '../../../src/queue/index.js';
 import { FakeInformers, until } from '../fakes/index.js';
 
 const FUNCTION = { apiVersion: 'pkg.crossplane.io/v1', kind: 'Function' };

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { ManualClock } from '../../../src/base/index.js';
-import { ReconcileLimiter, reconcileLimits, type TokenWaiter } from '../../../src/queue/index.js';
+import { ManualClock, reconcileLimits } from '../../../src/base/index.js';
+import { ReconcileLimiter, type TokenWaiter } from '../../../src/queue/index.js';
 import { limiterOf } from './testing.js';
 
 /** A queue as the limiter sees it: records each grant's name and time, and asks again while it has work. */

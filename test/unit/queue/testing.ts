@@ -1,7 +1,7 @@
 // Shared by the queue and circuit-breaker tests: read a metric from a prom-client registry, let promises settle.
 import type { Registry } from 'prom-client';
-import type { ManualClock } from '../../../src/base/index.js';
-import { ReconcileLimiter, reconcileLimits } from '../../../src/queue/index.js';
+import { type ManualClock, reconcileLimits } from '../../../src/base/index.js';
+import { ReconcileLimiter } from '../../../src/queue/index.js';
 
 interface Series {
   value: number;

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import pino from 'pino';
 import { RecordingEventSink } from '../../../src/kube/index.js';
 import { createMetrics } from '../../../src/metrics/index.js';
-import { ReconcileLimiter, reconcileLimits } from '../../../src/queue/index.js';
+import { reconcileLimits } from '../../../src/base/index.js';
+import { ReconcileLimiter } from '../../../src/queue/index.js';
 import { UsageController, type Usage } from '../../../src/usage/index.js';
 import { CORE_KINDS, FakeApiServer, FakeInformers, until } from '../fakes/index.js';
 

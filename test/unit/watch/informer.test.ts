@@ -1,27 +1,24 @@
 import { expect } from 'chai';
 import pino from 'pino';
-import { Informer, logSubscriberErrors, type InformerTimers, type WatchEvent } from '../../../src/watch/index.js';
+import { Informer, logSubscriberErrors, type WatchEvent } from '../../../src/watch/index.js';
 import type { KubeObject } from '../../../src/kube/index.js';
-import { ManualClock } from '../../../src/base/index.js';
+import { ManualClock, type Timer } from '../../../src/base/index.js';
 import { configMap, FakeListerWatcher, settle } from './fakeListerWatcher.js';
 
 /**
  * Timers that never wait: sleeps resolve at once and are recorded; resync fires when the test says so; the silence
  * deadline of a watch runs on a virtual clock that only the test advances.
  */
-class FakeTimers extends ManualClock implements InformerTimers {
+class FakeTimers extends ManualClock {
   sleeps: number[] = [];
   tick: (() => void) | undefined;
-  sleep(ms: number, signal: AbortSignal): Promise<void> {
+  override sleep(ms: number, signal?: AbortSignal): Promise<void> {
     this.sleeps.push(ms);
-    return signal.aborted ? Promise.reject(new Error('aborted')) : Promise.resolve();
+    return signal?.aborted === true ? Promise.reject(new Error('aborted')) : Promise.resolve();
   }
-  every(_ms: number, fn: () => void): () => void {
-    this.tick = fn;
-    return () => (this.tick = undefined);
-  }
-  random(): number {
-    return 1;
+  override setInterval(callback: () => void): Timer {
+    this.tick = callback;
+    return { cancel: () => (this.tick = undefined) };
   }
 }
 
@@ -34,7 +31,8 @@ function setup(): { lw: FakeListerWatcher; timers: FakeTimers; informer: Informe
     logger: pino({ level: 'silent' }),
     syncIntervalMs: 1000,
     backoff: { baseMs: 100, capMs: 1000, jitter: 0.5 },
-    timers,
+    clock: timers,
+    random: () => 1,
   });
   const events: WatchEvent[] = [];
   informer.events$.subscribe((event) => events.push(event));
@@ -299,7 +297,8 @@ describe('watch/Informer supervision', () => {
         listerWatcher: lw,
         logger: pino({ level: 'silent' }),
         syncIntervalMs: 0,
-        timers,
+        clock: timers,
+        random: () => 1,
         silenceTimeoutMs: 1_000,
       });
       void informer.start();

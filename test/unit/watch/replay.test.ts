@@ -3,29 +3,18 @@ import pino from 'pino';
 import { Subject, take } from 'rxjs';
 import { ManualClock } from '../../../src/base/index.js';
 import type { KubeObject } from '../../../src/kube/index.js';
-import { Informer, withReplay, type InformerTimers, type WatchEvent } from '../../../src/watch/index.js';
+import { Informer, withReplay, type WatchEvent } from '../../../src/watch/index.js';
 import { configMap, FakeListerWatcher, settle } from './fakeListerWatcher.js';
-
-/** Timers that never fire on their own: resyncs and silence deadlines stay out of these tests. */
-class StillTimers extends ManualClock implements InformerTimers {
-  sleep(): Promise<void> {
-    return Promise.resolve();
-  }
-  every(): () => void {
-    return () => undefined;
-  }
-  random(): number {
-    return 1;
-  }
-}
 
 function informer(lw: FakeListerWatcher): Informer {
   return new Informer({
     name: 'v1/ConfigMap',
     listerWatcher: lw,
     logger: pino({ level: 'silent' }),
+    // No resync, and a clock only the test could move: no timer fires in these tests.
     syncIntervalMs: 0,
-    timers: new StillTimers(),
+    clock: new ManualClock(),
+    random: () => 1,
   });
 }
 

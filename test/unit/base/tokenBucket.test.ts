@@ -1,9 +1,9 @@
+import { fullBucket, refill, reserve, takeOrWait, tryTake } from '../../../src/base/index.js';
 import { expect } from 'chai';
-import { fullBucket, refill, reserve, takeOrWait, tryTake } from '../../../src/queue/index.js';
 
 const rate = { perSecond: 2, burst: 10 };
 
-describe('queue/tokenBucket', () => {
+describe('base/tokenBucket', () => {
   it('starts full and allows exactly a burst at one instant', () => {
     const bucket = fullBucket(rate, 0);
     let taken = 0;

@@ -1,6 +1,13 @@
-import type { Backoff } from '../base/index.js';
-import { DEFAULT_BACKOFF } from './itemBackoff.js';
+import type { Backoff } from './backoff.js';
 import type { TokenBucketRate } from './tokenBucket.js';
+
+/** Per-key backoff after a failed reconcile (the work queue's default). */
+export const DEFAULT_BACKOFF: Backoff = {
+  /** First delay: 1s, as Crossplane's controllers. */
+  baseMs: 1_000,
+  /** Cap: 60s, as Crossplane's controllers. */
+  capMs: 60_000,
+};
 
 /** Everything `--max-reconcile-rate` N sets, as Crossplane's reconciler rate limiting design derives it. */
 export interface ReconcileLimits {
