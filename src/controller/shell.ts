@@ -1,5 +1,6 @@
 import { merge, type Subscription } from 'rxjs';
 import type { Logger } from 'pino';
+import { kindKey, type ApiKind } from '../apis/index.js';
 import type { KubeObject } from '../kube/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
 import type { ReconcileQueue } from '../queue/index.js';
@@ -72,15 +73,16 @@ export class ControllerShell implements Lifecycle {
   }
 
   /** The lease of a watched kind, once start has taken it. */
-  lease<T extends KubeObject = KubeObject>(kind: { apiVersion: string; kind: string }): InformerLease<T> {
-    const lease = this.leases.get(gvk(kind));
-    if (!lease) throw new Error(`cannot read ${gvk(kind)}: controller ${this.options.name} does not hold its informer`);
+  lease<T extends KubeObject = KubeObject>(kind: ApiKind): InformerLease<T> {
+    const lease = this.leases.get(kindKey(kind));
+    if (!lease)
+      throw new Error(`cannot read ${kindKey(kind)}: controller ${this.options.name} does not hold its informer`);
     return lease as unknown as InformerLease<T>;
   }
 
   /** The cache of a watched kind; undefined before start and after stop. */
-  store<T extends KubeObject = KubeObject>(kind: { apiVersion: string; kind: string }): ObjectStore<T> | undefined {
-    return (this.leases.get(gvk(kind)) as InformerLease<T> | undefined)?.informer.store;
+  store<T extends KubeObject = KubeObject>(kind: ApiKind): ObjectStore<T> | undefined {
+    return (this.leases.get(kindKey(kind)) as InformerLease<T> | undefined)?.informer.store;
   }
 
   /** Asks for a key now, or after a delay. */
@@ -100,9 +102,9 @@ export class ControllerShell implements Lifecycle {
       for (const watch of kinds) {
         const { informers } = this.options;
         if (!informers)
-          throw new Error(`cannot watch ${gvk(watch.kind)}: controller ${this.options.name} has no informers`);
+          throw new Error(`cannot watch ${kindKey(watch.kind)}: controller ${this.options.name} has no informers`);
         const lease = await informers.acquire(watch.kind.apiVersion, watch.kind.kind);
-        this.leases.set(gvk(watch.kind), lease);
+        this.leases.set(kindKey(watch.kind), lease);
         for (const [name, index] of Object.entries(watch.indexes ?? {})) lease.informer.store.addIndex(name, index);
       }
     } catch (err) {
@@ -112,10 +114,6 @@ export class ControllerShell implements Lifecycle {
       throw err;
     }
   }
-}
-
-function gvk(kind: { apiVersion: string; kind: string }): string {
-  return `${kind.apiVersion}/${kind.kind}`;
 }
 
 /** Resolves when `signal` aborts; never without one. */

@@ -1,5 +1,6 @@
 import { catchError, EMPTY, from, mergeAll, mergeMap, type Observable } from 'rxjs';
 import type { Logger } from 'pino';
+import type { ApiKind } from '../apis/index.js';
 import { errorMessage } from '../base/index.js';
 import type { KubeObject } from '../kube/index.js';
 import { objectKey, type IndexFunction, type WatchEvent } from '../watch/index.js';
@@ -12,7 +13,7 @@ export type Keys = readonly KeyRequest[] | PromiseLike<readonly KeyRequest[]>;
 
 /** A kind whose shared informer a controller holds while it runs. */
 export interface KindWatch<T extends KubeObject = KubeObject> {
-  readonly kind: { readonly apiVersion: string; readonly kind: string };
+  readonly kind: ApiKind;
   /**
    * The keys one event concerns, now or once a promise settles; nothing for an event that concerns none. Default:
    * the object's own key. `'none'`: the controller only reads the cache. A mapping that throws is logged and skipped.
