@@ -57,7 +57,7 @@ export class ControllerShell implements Lifecycle {
       this.request(request);
     });
     const syncs = kinds.filter((w) => w.waitForSync !== false).map((w) => this.lease(w.kind).informer.waitForSync());
-    await Promise.race([Promise.all(syncs), aborted(signal)]);
+    await untilAborted(Promise.all(syncs), signal);
     await this.options.ready?.();
     await this.queue.start();
   }
@@ -116,17 +116,21 @@ export class ControllerShell implements Lifecycle {
   }
 }
 
-/** Resolves when `signal` aborts; never without one. */
-function aborted(signal: AbortSignal | undefined): Promise<void> {
-  return new Promise<void>((resolve) => {
-    if (!signal) return;
+/** Waits for `work`, or until `signal` aborts, whichever comes first; the signal keeps no listener after. */
+async function untilAborted(work: Promise<unknown>, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) {
+    await work;
+    return;
+  }
+  let onAbort = (): void => undefined;
+  const aborted = new Promise<void>((resolve) => {
+    onAbort = resolve;
     if (signal.aborted) resolve();
-    signal.addEventListener(
-      'abort',
-      () => {
-        resolve();
-      },
-      { once: true },
-    );
+    else signal.addEventListener('abort', onAbort, { once: true });
   });
+  try {
+    await Promise.race([work, aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
 }

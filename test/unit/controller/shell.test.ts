@@ -118,6 +118,20 @@ describe('controller/ControllerShell', () => {
     await controller.stop(AbortSignal.timeout(1_000));
   });
 
+  it('stops waiting for a first list that never comes when its start is aborted', async () => {
+    const w = world();
+    w.informers.informer(THING.apiVersion, THING.kind, false);
+    const controller = shell(w, { watches: [watchKind({ kind: THING })] });
+    const abort = new AbortController();
+    let started = false;
+    const start = controller.start(abort.signal).then(() => (started = true));
+    await ticks();
+    expect(started, 'waits for the first list').to.equal(false);
+    abort.abort();
+    await start;
+    await controller.stop(AbortSignal.timeout(1_000));
+  });
+
   it('takes keys from a stream, now or after a delay on its clock', async () => {
     const w = world();
     const keys = new Subject<KeyRequest>();
