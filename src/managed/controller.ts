@@ -41,8 +41,9 @@ export function managedControllerName(plural: string, apiVersion: string): strin
 }
 
 /**
- * One MR kind's controller: the kind's shared informer feeds a ReconcileQueue (dedupe, per-item backoff 1s..60s,
- * the process's --max-reconcile-rate limiter, --max-concurrent-reconciles workers) that runs the ManagedReconciler.
+ * One MR kind's controller, declared on the kit's shell: the kind's shared informer feeds the queue (dedupe, per-item
+ * backoff 1s..60s, the process's --max-reconcile-rate limiter, --max-concurrent-reconciles workers) that runs the
+ * ManagedReconciler.
  * Watch events enqueue the MR, except the echoes of the reconciler's own writes. After a restart, settled MRs of
  * the first list are spread over their poll interval, as XRs are, while the others go at once.
  *
