@@ -3,5 +3,6 @@
 export { DURATION_FORM, InvalidDurationError, formatDuration, parseDuration } from './duration.js';
 export { CRD_FEATURE_LABEL, crdsDir, loadCrds } from './crds.js';
 export { packageRoot } from './packageRoot.js';
-export type { CustomResourceDefinition, OwnerReference } from './crd.js';
+export type { CrdNames, CustomResourceDefinition } from './crd.js';
+export { controllerReference, type ObjectMeta, type ObjectRef, type OwnerObject, type OwnerReference } from './meta.js';
 export { distinctKinds, groupOf, kindKey, kindOf, type ApiKind } from './kind.js';

@@ -1,47 +1,20 @@
 import { BUILTIN_RELEASES, DEFAULT_BUILTIN_REGISTRIES } from '../functions/index.js';
-import { parseValue, type LogLevel, type PackageRuntime, type ValueKind } from './values.js';
+import type { EngineConfig } from '../engine/index.js';
+import { parseValue, type LogLevel, type ValueKind } from './values.js';
 
-/** Everything `compositor start` is configured with, parsed and validated once here. */
-export interface StartConfig {
-  pollIntervalMs: number;
-  minPollIntervalMs: number;
-  managedPollIntervalMs: number;
-  syncIntervalMs: number;
-  maxReconcileRate: number;
-  maxConcurrentReconciles: number;
-  fairQueue: boolean;
-  maxConcurrentApplies: number;
-  maxComposedResources: number;
-  enableRealtimeCompositions: boolean;
-  circuitBreakerBurst: number;
-  circuitBreakerRefillRate: number;
-  circuitBreakerCooldownMs: number;
-  circuitBreakerHalfOpenIntervalMs: number;
+/**
+ * Everything `compositor start` is configured with, parsed and validated once here: what the engine is built from
+ * (cacheTrim aside, an environment variable) and what the process around it needs.
+ */
+export interface StartConfig extends Omit<EngineConfig, 'cacheTrim'> {
   leaderElection: boolean;
-  leaderElectionNamespace: string;
   leaderElectionLeaseDurationMs: number;
   leaderElectionRenewDeadlineMs: number;
   leaderElectionRetryPeriodMs: number;
-  shardIndex: number;
-  shardCount: number;
-  functionTimeoutMs: number;
-  functionInsecure: boolean;
-  functionTlsDir: string;
-  packageRuntime: PackageRuntime;
-  builtinFunctions: boolean;
-  builtinFunctionRegistries: readonly string[];
-  enableFunctionResponseCache: boolean;
-  xfnCacheMaxTtlMs: number;
   metricsBindAddress: string;
   healthProbeBindAddress: string;
   logLevel: LogLevel;
   kubeconfig: string | undefined;
-  installCrds: boolean;
-  manageCompositeRbac: boolean;
-  maxCompositionRevisions: number;
-  enableNopProvider: boolean;
-  enableUsages: boolean;
-  gracefulShutdownTimeoutMs: number;
   idleHeapCompaction: boolean;
   /** Crossplane flags given on the command line that mean nothing to compositor; each is logged once at start. */
   ignoredFlags: readonly IgnoredFlag[];

@@ -1,7 +1,7 @@
 // The tree `compositor trace` prints: a claim, XR or composed resource and everything it references, read through an
 // injected getter so that the walk is testable without an API server. Which references are followed is
 // `crossplane beta trace`'s rule; what each printer makes of the tree is in tracePrinters.ts.
-import { groupOf } from '../apis/index.js';
+import { groupOf, type ObjectRef } from '../apis/index.js';
 import { errorMessage } from '../base/index.js';
 
 /** An object as the API server returned it; only the fields the walk and the printers read are typed. */
@@ -28,13 +28,7 @@ export interface TracedCondition {
   [field: string]: unknown;
 }
 
-export interface ObjectRef {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  /** Absent for cluster-scoped objects. */
-  namespace?: string;
-}
+export type { ObjectRef };
 
 /** Why a referenced object could not be read. */
 export interface TraceError {

@@ -1,4 +1,4 @@
-import type { OwnerReference } from '../apis/index.js';
+import { controllerReference, type ObjectMeta, type OwnerReference } from '../apis/index.js';
 import { CLAIM_NAME_LABEL, CLAIM_NAMESPACE_LABEL, COMPOSITE_LABEL, type Xr } from '../controller/index.js';
 import type { JsonObject } from '../functions/index.js';
 import type { KubeObject } from '../kube/index.js';
@@ -13,15 +13,7 @@ export const RESOURCE_NAME_ANNOTATION = 'crossplane.io/composition-resource-name
 export type { OwnerReference };
 
 export interface ComposedObject extends KubeObject {
-  metadata: KubeObject['metadata'] & {
-    uid?: string;
-    generateName?: string;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    ownerReferences?: OwnerReference[];
-    resourceVersion?: string;
-    deletionTimestamp?: string;
-  };
+  metadata: KubeObject['metadata'] & ObjectMeta;
 }
 
 /** A composed resource could not be rendered; the message names it and says why. */
@@ -104,15 +96,7 @@ function withController(object: ComposedObject, xr: Xr, resourceName: string): O
       `composed resource "${resourceName}" is already controlled by ${foreign.kind} "${foreign.name}" (uid ${foreign.uid})`,
     );
   }
-  const ref: OwnerReference = {
-    apiVersion: xr.apiVersion,
-    kind: xr.kind,
-    name: xr.metadata.name,
-    uid,
-    controller: true,
-    blockOwnerDeletion: true,
-  };
-  return [...others, ref];
+  return [...others, controllerReference(xr)];
 }
 
 function validateName(object: ComposedObject, resourceName: string): void {

@@ -1,3 +1,4 @@
+import type { ObjectRef } from '../apis/index.js';
 import type { Xr } from '../controller/index.js';
 
 // How the composite reconciler reads an XR's composition machinery. Crossplane v2 XRs keep it under spec.crossplane;
@@ -13,12 +14,8 @@ export interface LabelSelector {
   matchLabels?: Record<string, string>;
 }
 
-export interface ResourceRef {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  namespace?: string;
-}
+/** spec.resourceRefs[]: a composed resource the XR holds. */
+export type ResourceRef = ObjectRef;
 
 /** The composition machinery fields of an XR, wherever its schema keeps them. */
 export interface Machinery {

@@ -48,6 +48,7 @@ export {
 export { withJitter } from './requeue.js';
 export { isSettled, restartDelayMs } from './restart.js';
 export { StatusDraft } from './statusDraft.js';
+export { StepError } from './stepError.js';
 export {
   CLAIM_NAME_LABEL,
   CLAIM_NAMESPACE_LABEL,

@@ -1,3 +1,4 @@
+import type { ObjectMeta } from '../apis/index.js';
 import { deeperThan, MAX_NESTING_DEPTH } from '../base/index.js';
 import { describeSource } from '../circuitbreaker/index.js';
 import type { KubeObject } from '../kube/index.js';
@@ -10,15 +11,7 @@ export const PAUSED_ANNOTATION = 'crossplane.io/paused';
  * the status they write. Each kind narrows it with its own spec and status fields.
  */
 export interface ReconciledObject extends KubeObject {
-  metadata: KubeObject['metadata'] & {
-    uid?: string;
-    generation?: number;
-    resourceVersion?: string;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    finalizers?: string[];
-    deletionTimestamp?: string;
-  };
+  metadata: KubeObject['metadata'] & ObjectMeta;
   spec?: Record<string, unknown>;
   status?: Record<string, unknown> & {
     conditions?: Condition[];

@@ -1,17 +1,10 @@
-import type { CustomResourceDefinition } from '../apis/index.js';
+import type { CrdNames, CustomResourceDefinition } from '../apis/index.js';
 import { baseVersion, crdMetadata, namesWithCategory, type CrdVersion } from './crdVersion.js';
 import { claimColumns, claimSpecProps, compositeStatusProps } from './machinery.js';
 import type { CompositeResourceDefinition, XrdVersion } from './xrd.js';
 
 /** The names a v1 XRD gives its claims (spec.claimNames), as in a CRD's names. */
-export interface ClaimNames {
-  kind: string;
-  plural: string;
-  singular?: string;
-  listKind?: string;
-  shortNames?: string[];
-  categories?: string[];
-}
+export type ClaimNames = CrdNames;
 
 export function claimNamesOf(xrd: CompositeResourceDefinition): ClaimNames | undefined {
   const names = xrd.spec.claimNames as Partial<ClaimNames> | undefined;

@@ -1,4 +1,4 @@
-import type { OwnerReference } from '../apis/index.js';
+import { controllerReference, type ObjectMeta, type OwnerReference } from '../apis/index.js';
 import { dateOf, systemClock, type Clock } from '../base/index.js';
 import { OwnWrites } from '../circuitbreaker/index.js';
 import {
@@ -37,19 +37,9 @@ const CONTROLLER_NAME = 'revisions/compositions.apiextensions.crossplane.io';
 /** How long a reconcile waits for its last write to reach the cache before giving up (and risking a stale read). */
 const CACHE_WAIT_MS = 5_000;
 
-interface Meta {
-  name: string;
-  uid?: string;
-  resourceVersion?: string;
-  deletionTimestamp?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  ownerReferences?: OwnerReference[];
-}
-
-export type Composition = KubeObject & { metadata: Meta; spec?: Record<string, unknown> };
+export type Composition = KubeObject & { metadata: ObjectMeta; spec?: Record<string, unknown> };
 export type CompositionRevision = KubeObject & {
-  metadata: Meta;
+  metadata: ObjectMeta;
   spec: Record<string, unknown> & { revision?: number };
   status?: Record<string, unknown> & { conditions?: Condition[] };
 };
@@ -65,16 +55,12 @@ export function revisionName(composition: string, hash: string): string {
 }
 
 /** The controller reference a revision carries to its Composition. */
-export function controllerReference(composition: Composition): OwnerReference {
-  const { name, uid = '' } = composition.metadata;
-  return {
+export function compositionOwner(composition: Composition): OwnerReference {
+  return controllerReference({
     apiVersion: composition.apiVersion,
     kind: COMPOSITION.kind,
-    name,
-    uid,
-    controller: true,
-    blockOwnerDeletion: true,
-  };
+    metadata: composition.metadata,
+  });
 }
 
 /** A new revision: the Composition's labels (plus name and hash), annotations and spec, numbered `revision`. */
@@ -86,7 +72,7 @@ export function newRevision(composition: Composition, hash: string, revision: nu
       name: revisionName(name, hash),
       labels: { ...labels, [COMPOSITION_NAME_LABEL]: name, [COMPOSITION_HASH_LABEL]: hash.slice(0, 63) },
       ...(annotations ? { annotations: { ...annotations } } : {}),
-      ownerReferences: [controllerReference(composition)],
+      ownerReferences: [compositionOwner(composition)],
     },
     spec: { ...composition.spec, revision },
   };
@@ -102,7 +88,7 @@ export function validPipeline(_revision: CompositionRevision): Condition {
 }
 
 interface RevisionChange {
-  metadata?: Partial<Meta>;
+  metadata?: Partial<ObjectMeta>;
   spec?: Record<string, unknown>;
   status?: Record<string, unknown>;
 }
@@ -296,7 +282,7 @@ export class CompositionRevisionController implements Lifecycle {
     const others = owners.filter((o) => o.controller !== true);
     const metadata = {
       labels: { [COMPOSITION_NAME_LABEL]: composition.metadata.name },
-      ownerReferences: [...others, controllerReference(composition)],
+      ownerReferences: [...others, compositionOwner(composition)],
     };
     const adopted = await this.patch(revision, { metadata }, signal);
     this.options.logger.info({ controller: CONTROLLER_NAME, revision: revision.metadata.name }, 'adopted revision');

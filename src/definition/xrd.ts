@@ -1,4 +1,4 @@
-import type { OwnerReference } from '../apis/index.js';
+import type { CrdNames, ObjectMeta, OwnerReference } from '../apis/index.js';
 /** JSON schema as it appears in CRDs (openAPIV3Schema); open because users' schemas use every keyword. */
 export type JsonSchema = Record<string, unknown> & {
   type?: string;
@@ -24,23 +24,10 @@ export interface XrdVersion {
 export interface CompositeResourceDefinition {
   apiVersion: string;
   kind: 'CompositeResourceDefinition';
-  metadata: {
-    name: string;
-    uid?: string;
-    generation?: number;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-  };
+  metadata: ObjectMeta;
   spec: {
     group: string;
-    names: {
-      kind: string;
-      plural: string;
-      singular?: string;
-      listKind?: string;
-      shortNames?: string[];
-      categories?: string[];
-    };
+    names: CrdNames;
     scope?: XrdScope;
     versions: XrdVersion[];
     defaultCompositionRef?: { name: string };

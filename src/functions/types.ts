@@ -89,15 +89,18 @@ export interface SchemaSelector {
  * v2.2's bootstrap requirements): resources by name or labels and schemas by kind, each under its requirement name.
  */
 export interface StepRequirements {
-  requiredResources?: {
-    requirementName: string;
-    apiVersion: string;
-    kind: string;
-    name?: string;
-    matchLabels?: Record<string, string>;
-    namespace?: string;
-  }[];
+  requiredResources?: RequiredResourceSelector[];
   requiredSchemas?: { requirementName: string; apiVersion: string; kind: string }[];
+}
+
+/** One of a step's required resources: by name, or by labels (in a namespace or cluster-wide). */
+export interface RequiredResourceSelector {
+  requirementName: string;
+  apiVersion: string;
+  kind: string;
+  name?: string;
+  matchLabels?: Record<string, string>;
+  namespace?: string;
 }
 
 export interface Requirements {

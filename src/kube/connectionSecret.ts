@@ -1,21 +1,15 @@
-import type { OwnerReference } from '../apis/index.js';
+import { controllerReference, type OwnerObject, type OwnerReference } from '../apis/index.js';
 import type { KubeClient } from './client.js';
 import { getIfExists } from './getIfExists.js';
 
 /** The Secret type Crossplane gives connection secrets. */
 export const CONNECTION_SECRET_TYPE = 'connection.crossplane.io/v1alpha1';
 
-/** What owns a connection Secret: it is garbage-collected with it. */
-export interface SecretOwner {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; uid?: string };
-}
-
 export interface ConnectionSecret {
   namespace: string;
   name: string;
-  owner: SecretOwner;
+  /** What owns the Secret (its controller reference names it): the Secret is garbage-collected with it. */
+  owner: OwnerObject;
   /** Values already base64-encoded, as in a Secret's data. */
   data: Record<string, string>;
 }
@@ -88,15 +82,4 @@ export async function readSecretData(
 ): Promise<Record<string, string> | undefined> {
   const secret = await getIfExists<Secret>(client, `/api/v1/namespaces/${namespace}/secrets/${name}`, signal);
   return secret ? (secret.data ?? {}) : undefined;
-}
-
-function controllerReference(owner: SecretOwner): OwnerReference {
-  return {
-    apiVersion: owner.apiVersion,
-    kind: owner.kind,
-    name: owner.metadata.name,
-    uid: owner.metadata.uid ?? '',
-    controller: true,
-    blockOwnerDeletion: true,
-  };
 }

@@ -19,7 +19,6 @@ export {
   publishConnectionSecret,
   readSecretData,
   type ConnectionSecret,
-  type SecretOwner,
 } from './connectionSecret.js';
 export { addFinalizerPatch, removeFinalizerPatch } from './finalizers.js';
 export { KubeconfigError, loadKubeConfig, type KubeconfigSource } from './kubeconfig.js';

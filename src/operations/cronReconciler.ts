@@ -1,17 +1,17 @@
 // Reconciles one CronOperation, as Crossplane's cronoperation reconciler does: status from its Operations, history
 // garbage collected, and the Operation of a due run created (cronDecision.ts decides which and whether).
-import { systemClock, type Clock } from '../base/index.js';
-import { RECONCILE_PAUSED, RECONCILE_SUCCESS, reconcileError, type StatusDraft } from '../controller/index.js';
-import { isAlreadyExists, isConflict, type EventSink } from '../kube/index.js';
+import { RECONCILE_SUCCESS, reconcileError, type StatusDraft } from '../controller/index.js';
+import { isAlreadyExists } from '../kube/index.js';
 import type { ReconcileResult } from '../queue/index.js';
 import { EVENT_REASONS, SCHEDULE_ACTIVE, SCHEDULE_PAUSED, scheduleInvalid } from './conditions.js';
 import { cronOperationName, decideCron, lastScheduled, type CronDecision } from './cronDecision.js';
 import { runningOperations } from './history.js';
 import {
   draftOf,
+  failOwner,
   isPausedOwner,
+  markOwnerPaused,
   operationFromTemplate,
-  OwnerStepError,
   replaceRunning,
   rfc3339,
   step,
@@ -19,43 +19,23 @@ import {
   writeOwnerStatus,
 } from './owner.js';
 import { InvalidScheduleError, parseSchedule, type Schedule } from './schedule.js';
-import type { OpsStore } from './store.js';
+import { OpsReconciler, type OpsReconcilerDeps } from './opsReconciler.js';
 import { CRON_OPERATION_LABEL, type CronOperation, type Operation } from './types.js';
 
-export interface CronReconcilerDeps {
-  store: OpsStore;
-  events: EventSink;
-  /** Wall-clock time: schedules are calendar times. Tests pass a ManualClock. */
-  clock?: Pick<Clock, 'now'>;
-}
+/** A CronOperation's reconciler needs nothing besides what every ops reconciler has. */
+export type CronReconcilerDeps = OpsReconcilerDeps;
 
-export class CronOperationReconciler {
-  private readonly clock: Pick<Clock, 'now'>;
-
-  constructor(private readonly deps: CronReconcilerDeps) {
-    this.clock = deps.clock ?? systemClock;
-  }
-
+export class CronOperationReconciler extends OpsReconciler<CronReconcilerDeps> {
   async reconcile(key: string, signal: AbortSignal): Promise<ReconcileResult> {
     const co = await this.deps.store.get('CronOperation', key, signal);
     if (!co || co.metadata.deletionTimestamp !== undefined) return {};
-    const draft = draftOf(co, this.clock);
-    if (isPausedOwner(co)) {
-      draft.setCondition(SCHEDULE_PAUSED);
-      draft.setCondition(RECONCILE_PAUSED);
-      await writeOwnerStatus(this.deps.store, co, draft, signal);
-      return {};
-    }
+    const { store, events } = this.deps;
+    const report = { store, events, owner: co, draft: draftOf(co, this.clock), signal };
+    if (isPausedOwner(co)) return markOwnerPaused(report, SCHEDULE_PAUSED);
     try {
-      return await this.schedule(co, draft, signal);
+      return await this.schedule(co, report.draft, signal);
     } catch (err) {
-      if (!(err instanceof OwnerStepError)) throw err;
-      this.deps.events.event(co, { type: 'Warning', reason: err.reason, message: err.message });
-      draft.setCondition(reconcileError(err.message));
-      await writeOwnerStatus(this.deps.store, co, draft, signal).catch((writeErr: unknown) => {
-        if (isConflict(writeErr)) throw writeErr;
-      });
-      throw err;
+      return await failOwner(report, err);
     }
   }
 

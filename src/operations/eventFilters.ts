@@ -1,6 +1,7 @@
 // Which informer events reach the ops controllers' queues, and under which key: the predicates and mappings of
 // upstream's controller setup (internal/controller/ops/*/constructor.go), as pure functions for the controller kit.
-import { CRON_OPERATION_LABEL, WATCH_OPERATION_LABEL, type ObjectMeta } from './types.js';
+import type { ObjectMeta } from '../apis/index.js';
+import { CRON_OPERATION_LABEL, WATCH_OPERATION_LABEL } from './types.js';
 
 /** An informer event of an ops object (the shape src/watch emits). */
 export type OpsEvent =

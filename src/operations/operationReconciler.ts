@@ -1,15 +1,15 @@
 // Reconciles one Operation: runs its pipeline once to completion, as Crossplane's operation reconciler does
 // (internal/controller/ops/operation/reconciler.go), with one thing upstream lacks: a run that started and never
 // recorded its end is not started again. docs/operations.md#exactly-once says why that holds.
-import { dateOf, errorMessage, systemClock, type Clock } from '../base/index.js';
+import { dateOf, errorMessage } from '../base/index.js';
 import { RECONCILE_SUCCESS, reconcileError, StatusDraft, type ConditionInput } from '../controller/index.js';
-import { isConflict, type EventSink } from '../kube/index.js';
+import { isConflict } from '../kube/index.js';
 import type { ReconcileResult } from '../queue/index.js';
 import { missingCapability, type ActiveRevisionLookup } from './capabilities.js';
 import { COMPLETE, EVENT_REASONS, failed, missingCapabilities, RUNNING, VALID } from './conditions.js';
 import { isComplete } from './history.js';
 import { OperationRunError, runOperation, type OperationRunDeps, type RunRecord } from './operationRun.js';
-import type { OpsStore } from './store.js';
+import { OpsReconciler, type OpsReconcilerDeps } from './opsReconciler.js';
 import { DEFAULT_RETRY_LIMIT, type Operation, type OperationStatus } from './types.js';
 
 /**
@@ -20,14 +20,11 @@ import { DEFAULT_RETRY_LIMIT, type Operation, type OperationStatus } from './typ
  */
 export const RUN_ATTEMPT_ANNOTATION = 'compositor.crossplane.io/operation-attempt';
 
-export interface OperationReconcilerDeps extends Omit<OperationRunDeps, 'store'> {
-  store: OpsStore;
-  events: EventSink;
+export interface OperationReconcilerDeps extends OpsReconcilerDeps, Omit<OperationRunDeps, 'store'> {
   /** Finds a Function's active revision for the capability check; without it the check is skipped. */
   activeRevision?: ActiveRevisionLookup;
   /** Told when a status write that reports a failure itself fails (the failure is what the queue backs off on). */
   onWriteError?: (err: unknown) => void;
-  clock?: Pick<Clock, 'now'>;
 }
 
 /** A failure recorded on the Operation: its Warning event, the failure count raised, Synced False. */
@@ -39,13 +36,7 @@ interface Failure {
   cause?: unknown;
 }
 
-export class OperationReconciler {
-  private readonly clock: Pick<Clock, 'now'>;
-
-  constructor(private readonly deps: OperationReconcilerDeps) {
-    this.clock = deps.clock ?? systemClock;
-  }
-
+export class OperationReconciler extends OpsReconciler<OperationReconcilerDeps> {
   async reconcile(key: string, signal: AbortSignal): Promise<ReconcileResult> {
     const op = await this.deps.store.get('Operation', key, signal);
     // Deleted, being deleted, or run to completion already: an Operation runs once.

@@ -1,8 +1,17 @@
 // What CronOperation and WatchOperation share: the Operations they own (read, counted, garbage collected, replaced)
 // and the Operation each creates from its template, as Crossplane's two reconcilers do it.
-import { dateOf, errorMessage, type Clock } from '../base/index.js';
-import { PAUSED_ANNOTATION, StatusDraft } from '../controller/index.js';
-import { isConflict } from '../kube/index.js';
+import { controllerReference } from '../apis/index.js';
+import { dateOf, type Clock } from '../base/index.js';
+import {
+  PAUSED_ANNOTATION,
+  RECONCILE_PAUSED,
+  reconcileError,
+  StatusDraft,
+  StepError,
+  type ConditionInput,
+} from '../controller/index.js';
+import { isConflict, type EventSink } from '../kube/index.js';
+import type { ReconcileResult } from '../queue/index.js';
 import { latestSuccessTime, markGarbage, runningOperations } from './history.js';
 import type { OpsStore } from './store.js';
 import {
@@ -23,25 +32,42 @@ export interface OwnerContext {
   signal: AbortSignal;
 }
 
-/** A failed step of an owner's reconcile: the Warning event's reason and the message. */
-export class OwnerStepError extends Error {
-  constructor(
-    readonly reason: string,
-    message: string,
-    options: { cause: unknown },
-  ) {
-    super(`${message}: ${errorMessage(options.cause)}`, options);
-    this.name = 'OwnerStepError';
-  }
+/** An owner's reconcile as it reports: where its events go and the status it builds. */
+export interface OwnerReport extends OwnerContext {
+  events: EventSink;
+  draft: StatusDraft;
 }
 
-/** Runs `run`; a failure becomes an OwnerStepError with `reason`, a conflict stays as it is (retried quietly). */
+/** Paused: `paused` (Scheduling or Watching False) and Synced False ReconcilePaused written, and nothing else done. */
+export async function markOwnerPaused(report: OwnerReport, paused: ConditionInput): Promise<ReconcileResult> {
+  report.draft.setCondition(paused);
+  report.draft.setCondition(RECONCILE_PAUSED);
+  await writeOwnerStatus(report.store, report.owner, report.draft, report.signal);
+  return {};
+}
+
+/**
+ * Reports a failed step (a StepError) as both owner reconcilers do: its Warning event on the owner, Synced False,
+ * the status written to `stored` (the owner as last written, when a step wrote it). Always throws: the step's error
+ * for the queue's backoff, a conflict met writing the status in its place (retried at once), any other error as is.
+ */
+export async function failOwner(report: OwnerReport, err: unknown, stored: Owner = report.owner): Promise<never> {
+  if (!(err instanceof StepError)) throw err;
+  report.events.event(report.owner, { type: 'Warning', reason: err.reason, message: err.message });
+  report.draft.setCondition(reconcileError(err.message));
+  await writeOwnerStatus(report.store, stored, report.draft, report.signal).catch((writeErr: unknown) => {
+    if (isConflict(writeErr)) throw writeErr;
+  });
+  throw err;
+}
+
+/** Runs `run`; a failure becomes a StepError with `reason`, a conflict stays as it is (retried quietly). */
 export async function step<T>(reason: string, message: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (err) {
     if (isConflict(err)) throw err;
-    throw new OwnerStepError(reason, message, { cause: err });
+    throw new StepError(reason, message, { cause: err });
   }
 }
 
@@ -124,16 +150,7 @@ export function operationFromTemplate(owner: Owner, name: string, label: string)
       name,
       labels: { ...labels, [label]: owner.metadata.name },
       ...(annotations ? { annotations } : {}),
-      ownerReferences: [
-        {
-          apiVersion: OPS_API_VERSION,
-          kind: owner.kind,
-          name: owner.metadata.name,
-          uid: owner.metadata.uid ?? '',
-          controller: true,
-          blockOwnerDeletion: true,
-        },
-      ],
+      ownerReferences: [controllerReference(owner)],
     },
     spec: template.spec,
   };

@@ -1,18 +1,14 @@
 // What the ops reconcilers ask of the API server, as one narrow interface: tests pass an in-memory fake,
 // kubeStore.ts is the real one. Every write that must not act on a stale object carries its resourceVersion.
+import type { KubeObject } from '../kube/index.js';
 import type { CronOperation, Operation, WatchOperation } from './types.js';
 
 export type OpsObject = Operation | CronOperation | WatchOperation;
 export type OpsKind = OpsObject['kind'];
 export type OpsObjectOf<K extends OpsKind> = Extract<OpsObject, { kind: K }>;
 
-/** An object any function may return for an Operation to apply. */
-export interface AppliedObject {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; namespace?: string; [key: string]: unknown };
-  [key: string]: unknown;
-}
+/** An object any function may return for an Operation to apply: any Kubernetes object. */
+export type AppliedObject = KubeObject;
 
 export interface OpsStore {
   /** The object, or undefined when it does not exist. */

@@ -1,5 +1,6 @@
 // The ops.crossplane.io/v1alpha1 API as Crossplane v2 defines it (apis/ops/v1alpha1/*_types.go): Operation,
 // CronOperation and WatchOperation, with the labels, annotations and names the controllers agree on.
+import type { ObjectMeta, ObjectRef } from '../apis/index.js';
 import type { Condition } from '../controller/index.js';
 import type { JsonObject, PipelineStep } from '../functions/index.js';
 
@@ -39,36 +40,6 @@ export const DEFAULT_FAILED_HISTORY_LIMIT = 1;
 
 export type ConcurrencyPolicy = 'Allow' | 'Forbid' | 'Replace';
 
-export interface ObjectMeta {
-  name: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: string;
-  deletionTimestamp?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  finalizers?: string[];
-  ownerReferences?: {
-    apiVersion: string;
-    kind: string;
-    name: string;
-    uid: string;
-    controller?: boolean;
-    blockOwnerDeletion?: boolean;
-  }[];
-}
-
-export interface RequiredResourceSelector {
-  requirementName: string;
-  apiVersion: string;
-  kind: string;
-  name?: string;
-  matchLabels?: Record<string, string>;
-  namespace?: string;
-}
-
 /** spec.pipeline[] of an Operation: a Composition's step without compositor's `timeout` extension. */
 export type OperationStep = Omit<PipelineStep, 'timeout'>;
 
@@ -83,12 +54,8 @@ export interface PipelineStepStatus {
   output?: JsonObject;
 }
 
-export interface AppliedResourceRef {
-  apiVersion: string;
-  kind: string;
-  namespace?: string;
-  name: string;
-}
+/** status.appliedResourceRefs[]: an object the Operation applied. */
+export type AppliedResourceRef = ObjectRef;
 
 export interface OperationStatus {
   conditions?: Condition[];

@@ -2,6 +2,7 @@
 // WatchOperation does (internal/controller/ops/watchoperation/watch.go, internal/controller/ops/watched/reconciler.go).
 // Pure functions: the event filter runs on every informer event, before anything is queued.
 import { createHash } from 'node:crypto';
+import type { RequiredResourceSelector } from '../functions/index.js';
 import { operationFromTemplate, rfc3339 } from './owner.js';
 import {
   SYNTHETIC_DELETED_RESOURCE_VERSION,
@@ -9,7 +10,6 @@ import {
   WATCHED_ANNOTATIONS,
   WATCHED_RESOURCE_REQUIREMENT,
   type Operation,
-  type RequiredResourceSelector,
   type WatchedObject,
   type WatchOperation,
   type WatchSpec,

@@ -1,14 +1,22 @@
 // Reconciles one WatchOperation, as Crossplane's watchoperation reconciler does: a finalizer while its watch runs,
 // status from its Operations and from the watched objects, history garbage collected, and the watch of its kind
 // started (and stopped on deletion) through the injected Watches.
-import { systemClock, type Clock } from '../base/index.js';
-import { RECONCILE_PAUSED, RECONCILE_SUCCESS, reconcileError, type StatusDraft } from '../controller/index.js';
-import { isConflict, type EventSink } from '../kube/index.js';
+import { RECONCILE_SUCCESS, StepError } from '../controller/index.js';
 import type { ReconcileResult } from '../queue/index.js';
 import { EVENT_REASONS, WATCH_ACTIVE, WATCH_PAUSED, watchFailed } from './conditions.js';
 import { latestCreateTime } from './history.js';
-import { draftOf, isPausedOwner, OwnerStepError, rfc3339, step, tendHistory, writeOwnerStatus } from './owner.js';
-import type { OpsStore } from './store.js';
+import {
+  draftOf,
+  failOwner,
+  isPausedOwner,
+  markOwnerPaused,
+  rfc3339,
+  step,
+  tendHistory,
+  writeOwnerStatus,
+  type OwnerReport,
+} from './owner.js';
+import { OpsReconciler, type OpsReconcilerDeps } from './opsReconciler.js';
 import { WATCH_OPERATION_FINALIZER, WATCH_OPERATION_LABEL, type WatchOperation } from './types.js';
 
 /**
@@ -24,37 +32,23 @@ export interface Watches {
   count(wo: WatchOperation): number | undefined;
 }
 
-export interface WatchOperationReconcilerDeps {
-  store: OpsStore;
-  events: EventSink;
+export interface WatchOperationReconcilerDeps extends OpsReconcilerDeps {
   watches: Watches;
-  clock?: Pick<Clock, 'now'>;
 }
 
-export class WatchOperationReconciler {
-  private readonly clock: Pick<Clock, 'now'>;
-
-  constructor(private readonly deps: WatchOperationReconcilerDeps) {
-    this.clock = deps.clock ?? systemClock;
-  }
-
+export class WatchOperationReconciler extends OpsReconciler<WatchOperationReconcilerDeps> {
   async reconcile(key: string, signal: AbortSignal): Promise<ReconcileResult> {
     const wo = await this.deps.store.get('WatchOperation', key, signal);
     if (!wo) return {};
-    const draft = draftOf(wo, this.clock);
+    const { store, events } = this.deps;
+    const report = { store, events, owner: wo, draft: draftOf(wo, this.clock), signal };
     // The WatchOperation as last written: a status write after its finalizer was added needs that version.
     const latest = { wo };
     try {
       if (wo.metadata.deletionTimestamp !== undefined) return await this.release(wo, signal);
-      return await this.watch(latest, draft, signal);
+      return await this.watch(latest, report);
     } catch (err) {
-      if (!(err instanceof OwnerStepError)) throw err;
-      this.deps.events.event(wo, { type: 'Warning', reason: err.reason, message: err.message });
-      draft.setCondition(reconcileError(err.message));
-      await writeOwnerStatus(this.deps.store, latest.wo, draft, signal).catch((writeErr: unknown) => {
-        if (isConflict(writeErr)) throw writeErr;
-      });
-      throw err;
+      return await failOwner(report, err, latest.wo);
     }
   }
 
@@ -72,12 +66,9 @@ export class WatchOperationReconciler {
     return {};
   }
 
-  private async watch(
-    latest: { wo: WatchOperation },
-    draft: StatusDraft,
-    signal: AbortSignal,
-  ): Promise<ReconcileResult> {
+  private async watch(latest: { wo: WatchOperation }, report: OwnerReport): Promise<ReconcileResult> {
     const { store, watches } = this.deps;
+    const { draft, signal } = report;
     const { wo } = latest;
     const finalizers = wo.metadata.finalizers ?? [];
     if (!finalizers.includes(WATCH_OPERATION_FINALIZER)) {
@@ -86,12 +77,7 @@ export class WatchOperationReconciler {
       );
     }
     const current = latest.wo;
-    if (isPausedOwner(current)) {
-      draft.setCondition(WATCH_PAUSED);
-      draft.setCondition(RECONCILE_PAUSED);
-      await writeOwnerStatus(store, current, draft, signal);
-      return {};
-    }
+    if (isPausedOwner(current)) return markOwnerPaused({ ...report, owner: current }, WATCH_PAUSED);
     const listed = await step(EVENT_REASONS.establishWatched, 'cannot list Operations', () =>
       store.listOperations(WATCH_OPERATION_LABEL, current.metadata.name, signal),
     );
@@ -103,7 +89,7 @@ export class WatchOperationReconciler {
         watches.ensure(current, signal),
       );
     } catch (err) {
-      if (err instanceof OwnerStepError) draft.setCondition(watchFailed(err.message));
+      if (err instanceof StepError) draft.setCondition(watchFailed(err.message));
       throw err;
     }
     const count = watches.count(current);

@@ -1,33 +1,24 @@
 // Reconciles one watched resource on behalf of one WatchOperation (Crossplane's internal/controller/ops/watched):
 // the resource changed, so the Operation for its current version is created, within the concurrency policy. Keys are
 // the watched objects' cache keys ("namespace/name" or "name"); watchDecision.triggers decides which events queue one.
-import { systemClock, type Clock } from '../base/index.js';
-import { isAlreadyExists, type EventSink } from '../kube/index.js';
+import { isAlreadyExists } from '../kube/index.js';
 import type { ReconcileResult } from '../queue/index.js';
 import { EVENT_REASONS } from './conditions.js';
 import { runningOperations } from './history.js';
-import { isPausedOwner, OwnerStepError, replaceRunning, step } from './owner.js';
-import type { OpsStore } from './store.js';
+import { StepError } from '../controller/index.js';
+import { isPausedOwner, replaceRunning, step } from './owner.js';
+import { OpsReconciler, type OpsReconcilerDeps } from './opsReconciler.js';
 import { WATCH_OPERATION_LABEL, type WatchedObject } from './types.js';
 import { deletedStandIn, operationForWatched, watchedOperationName } from './watchDecision.js';
 
-export interface WatchedReconcilerDeps {
-  store: OpsStore;
-  events: EventSink;
+export interface WatchedReconcilerDeps extends OpsReconcilerDeps {
   /** The WatchOperation this reconciler works for. */
   watchOperation: string;
   /** The watched object of a key, from the informer's cache; undefined when it is gone. */
   watched: (key: string) => WatchedObject | undefined;
-  clock?: Pick<Clock, 'now'>;
 }
 
-export class WatchedReconciler {
-  private readonly clock: Pick<Clock, 'now'>;
-
-  constructor(private readonly deps: WatchedReconcilerDeps) {
-    this.clock = deps.clock ?? systemClock;
-  }
-
+export class WatchedReconciler extends OpsReconciler<WatchedReconcilerDeps> {
   async reconcile(key: string, signal: AbortSignal): Promise<ReconcileResult> {
     const { store, events } = this.deps;
     const wo = await store.get('WatchOperation', this.deps.watchOperation, signal);
@@ -54,8 +45,7 @@ export class WatchedReconciler {
       );
       return {};
     } catch (err) {
-      if (err instanceof OwnerStepError)
-        events.event(wo, { type: 'Warning', reason: err.reason, message: err.message });
+      if (err instanceof StepError) events.event(wo, { type: 'Warning', reason: err.reason, message: err.message });
       throw err;
     }
   }

@@ -1,7 +1,7 @@
 // The Deployment, Service and ServiceAccount of a function revision, merged with its DeploymentRuntimeConfig in the
 // order Crossplane's package manager merges them: the runtime config is the base; compositor's defaults fill only
 // what it leaves unset; selectors, namespace, owner, pull secrets, the TLS mount and the gRPC port always win.
-import type { OwnerReference } from '../apis/index.js';
+import { controllerReference, type OwnerReference } from '../apis/index.js';
 import {
   FUNCTION_REVISION,
   GRPC_PORT,
@@ -58,14 +58,7 @@ function functionName(revision: FunctionRevision): string {
 
 /** The controller reference every runtime object carries to its revision. */
 export function revisionOwner(revision: FunctionRevision): OwnerReference {
-  return {
-    apiVersion: FUNCTION_REVISION.apiVersion,
-    kind: FUNCTION_REVISION.kind,
-    name: revision.metadata.name,
-    uid: revision.metadata.uid ?? '',
-    controller: true,
-    blockOwnerDeletion: true,
-  };
+  return controllerReference({ ...FUNCTION_REVISION, metadata: revision.metadata });
 }
 
 export function podSelector(revision: FunctionRevision): Record<string, string> {
@@ -82,6 +75,20 @@ function metaFrom(template: TemplateMeta | undefined): Obj {
   if (template?.labels !== undefined) meta.labels = { ...template.labels };
   if (template?.annotations !== undefined) meta.annotations = { ...template.annotations };
   return meta;
+}
+
+/**
+ * A runtime object's metadata: its runtime config template's, named `name` unless the template names it, in the
+ * runtime's namespace and owned by the revision.
+ */
+function runtimeMeta(input: RuntimeInput, template: TemplateMeta | undefined, name: string): Manifest['metadata'] {
+  const meta = metaFrom(template);
+  return {
+    ...meta,
+    name: (meta.name as string | undefined) ?? name,
+    namespace: input.namespace,
+    ownerReferences: [revisionOwner(input.revision)],
+  };
 }
 
 /** The pod spec's containers with the runtime container first (moved there, or added). */
@@ -111,35 +118,23 @@ function tlsServerMount(pod: Obj, container: Obj, secret: string): void {
 
 /** The ServiceAccount: the runtime config's metadata, named after the revision unless it names one. */
 export function buildServiceAccount(input: RuntimeInput): Manifest {
-  const { revision, namespace } = input;
-  const meta = metaFrom(input.runtimeConfig?.spec?.serviceAccountTemplate?.metadata);
+  const { revision } = input;
   const pullSecrets = revision.spec.packagePullSecrets ?? [];
   return {
     apiVersion: 'v1',
     kind: 'ServiceAccount',
-    metadata: {
-      ...meta,
-      name: (meta.name as string | undefined) ?? revision.metadata.name,
-      namespace,
-      ownerReferences: [revisionOwner(revision)],
-    },
+    metadata: runtimeMeta(input, input.runtimeConfig?.spec?.serviceAccountTemplate?.metadata, revision.metadata.name),
     ...(pullSecrets.length > 0 ? { imagePullSecrets: pullSecrets } : {}),
   };
 }
 
 /** The headless Service named after the Function, TLS gRPC on 9443. */
 export function buildService(input: RuntimeInput): Manifest {
-  const { revision, namespace } = input;
-  const meta = metaFrom(input.runtimeConfig?.spec?.serviceTemplate?.metadata);
+  const { revision } = input;
   return {
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: {
-      ...meta,
-      name: (meta.name as string | undefined) ?? functionName(revision),
-      namespace,
-      ownerReferences: [revisionOwner(revision)],
-    },
+    metadata: runtimeMeta(input, input.runtimeConfig?.spec?.serviceTemplate?.metadata, functionName(revision)),
     spec: {
       selector: podSelector(revision),
       clusterIP: 'None',
@@ -155,9 +150,8 @@ export function buildService(input: RuntimeInput): Manifest {
  * runtime container's image; `packagePullPolicy` overrides the config's pull policy, as upstream.
  */
 export function buildDeployment(input: RuntimeInput, serviceAccount: string): Manifest {
-  const { revision, namespace } = input;
+  const { revision } = input;
   const template = input.runtimeConfig?.spec?.deploymentTemplate;
-  const meta = metaFrom(template?.metadata);
   const spec: Obj = clone(template?.spec ?? {});
   const podTemplate = (spec.template ?? {}) as Obj;
   const pod = (podTemplate.spec ?? {}) as Obj;
@@ -174,12 +168,7 @@ export function buildDeployment(input: RuntimeInput, serviceAccount: string): Ma
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: {
-      ...meta,
-      name: (meta.name as string | undefined) ?? revision.metadata.name,
-      namespace,
-      ownerReferences: [revisionOwner(revision)],
-    },
+    metadata: runtimeMeta(input, template?.metadata, revision.metadata.name),
     spec,
   };
 }

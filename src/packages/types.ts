@@ -1,21 +1,9 @@
 // The package API objects compositor reads and writes, as far as it uses them (unknown fields are kept as sent).
-import type { OwnerReference } from '../apis/index.js';
+import type { ObjectMeta } from '../apis/index.js';
 import type { Condition } from '../controller/index.js';
 
 // The kit's condition: package conditions are the same object shape as every other controller's.
 export type { Condition };
-
-export interface ObjectMeta {
-  name: string;
-  namespace?: string;
-  uid?: string;
-  generation?: number;
-  resourceVersion?: string;
-  deletionTimestamp?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  ownerReferences?: OwnerReference[];
-}
 
 export interface LocalObjectReference {
   name?: string;
@@ -60,11 +48,8 @@ export interface FunctionRevision {
   status?: { conditions?: Condition[]; endpoint?: string; capabilities?: string[] };
 }
 
-export interface TemplateMeta {
-  name?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-}
+/** The metadata of a runtime config's templates: what compositor copies onto the objects it renders. */
+export type TemplateMeta = Partial<Pick<ObjectMeta, 'name' | 'labels' | 'annotations'>>;
 
 export interface DeploymentRuntimeConfig {
   apiVersion: string;

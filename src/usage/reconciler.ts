@@ -7,6 +7,7 @@ import {
   findCondition,
   isBeingDeleted,
   setConditions,
+  StepError,
   type Condition,
   type ReconciledObject,
 } from '../controller/index.js';
@@ -43,23 +44,12 @@ export interface UsageReconcilerOptions {
   clock?: Pick<Clock, 'now'>;
 }
 
-/** A failed step: a Warning event with this reason on the Usage, then the error for the queue's backoff. */
-class UsageStepError extends Error {
-  constructor(
-    readonly reason: string,
-    message: string,
-    options: { cause: unknown },
-  ) {
-    super(`${message}: ${errorMessage(options.cause)}`, options);
-    this.name = 'UsageStepError';
-  }
-}
-
+/** Runs one step of a Usage's reconcile; any failure is a StepError, a Warning event with `reason` on the Usage. */
 async function step<T>(reason: string, message: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (err) {
-    throw new UsageStepError(reason, message, { cause: err });
+    throw new StepError(reason, message, { cause: err });
   }
 }
 
@@ -80,7 +70,7 @@ export class UsageReconciler {
     try {
       return isBeingDeleted(usage) ? await this.release(usage, signal) : await this.protect(usage, signal);
     } catch (err) {
-      if (err instanceof UsageStepError) {
+      if (err instanceof StepError) {
         this.options.events.event(usage, { type: 'Warning', reason: err.reason, message: err.message });
       }
       throw err;
@@ -168,7 +158,7 @@ export class UsageReconciler {
   private async ownByUser(usage: Usage, signal: AbortSignal): Promise<boolean> {
     const user = await this.user(usage, signal);
     if (!user) return false;
-    const owners = ownerReferencesOf(usage);
+    const owners = usage.metadata.ownerReferences ?? [];
     if (owners.some((o) => o.uid === user.metadata.uid)) return false;
     const owner = { apiVersion: user.apiVersion, kind: user.kind, name: user.metadata.name, uid: user.metadata.uid };
     const ownerReferences = [...owners, owner];
@@ -316,15 +306,4 @@ export class UsageReconciler {
 function needsResolving(usage: Usage, side: UsageSide): boolean {
   const resource = usage.spec[side];
   return resource !== undefined && !resource.resourceRef?.name;
-}
-
-interface OwnerReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid?: string;
-}
-
-function ownerReferencesOf(object: ReconciledObject): OwnerReference[] {
-  return (object.metadata as { ownerReferences?: OwnerReference[] }).ownerReferences ?? [];
 }

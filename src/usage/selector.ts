@@ -37,13 +37,8 @@ function referenceTo(chosen: ReconciledObject, usage: Usage): NonNullable<UsageR
   return namespace && namespace !== usage.metadata.namespace ? { name, namespace } : { name };
 }
 
-interface OwnerReference {
-  uid?: string;
-  controller?: boolean;
-}
-
 function controllerUid(object: ReconciledObject): string | undefined {
-  const owners = (object.metadata as { ownerReferences?: OwnerReference[] }).ownerReferences ?? [];
+  const owners = object.metadata.ownerReferences ?? [];
   return owners.find((owner) => owner.controller === true)?.uid;
 }
 

@@ -27,29 +27,44 @@ export class PullError extends Error {
   }
 }
 
-/** A package reference that is not a fully qualified OCI reference. */
-export class InvalidReferenceError extends PullError {
-  override readonly name = 'InvalidReferenceError';
-  constructor(message: string) {
-    super('InvalidReference', message);
-  }
+/** The constructor of a PullError that adds nothing but its reason, named after it ("<reason>Error"). */
+type ReasonErrorClass<R extends PullFailure> = new (
+  message: string,
+  options?: ErrorOptions,
+) => PullError & {
+  readonly reason: R;
+};
+
+/** A PullError class for one reason whose message says all there is to say (no fields of its own). */
+function reasonError<R extends PullFailure>(reason: R): ReasonErrorClass<R> {
+  const name = `${reason}Error`;
+  const errorClass = class extends PullError {
+    override readonly name = name;
+    declare readonly reason: R;
+    constructor(message: string, options?: ErrorOptions) {
+      super(reason, message, options);
+    }
+  };
+  // The class's own name too, which loggers report as the error's type (pino's `type`).
+  Object.defineProperty(errorClass, 'name', { value: name });
+  return errorClass;
 }
+
+/** A package reference that is not a fully qualified OCI reference. */
+export const InvalidReferenceError = reasonError('InvalidReference');
+export type InvalidReferenceError = InstanceType<typeof InvalidReferenceError>;
 
 /** A package pull secret that is not a usable Docker config. */
-export class InvalidPullSecretError extends PullError {
-  override readonly name = 'InvalidPullSecretError';
-  constructor(message: string) {
-    super('InvalidPullSecret', message);
-  }
-}
+export const InvalidPullSecretError = reasonError('InvalidPullSecret');
+export type InvalidPullSecretError = InstanceType<typeof InvalidPullSecretError>;
 
 /** No HTTP answer at all: connection refused, DNS failure, TLS failure, timeout. */
-export class RegistryUnreachableError extends PullError {
-  override readonly name = 'RegistryUnreachableError';
-  constructor(message: string, options?: ErrorOptions) {
-    super('RegistryUnreachable', message, options);
-  }
-}
+export const RegistryUnreachableError = reasonError('RegistryUnreachable');
+export type RegistryUnreachableError = InstanceType<typeof RegistryUnreachableError>;
+
+/** A manifest of a kind this client does not read (schema 1, an unknown type, no child for the platform). */
+export const UnsupportedMediaTypeError = reasonError('UnsupportedMediaType');
+export type UnsupportedMediaTypeError = InstanceType<typeof UnsupportedMediaTypeError>;
 
 /** The registry or its token service answered an HTTP error; `status` is its code. */
 export class RegistryResponseError extends PullError {
@@ -76,14 +91,6 @@ export class NotFoundError extends RegistryResponseError {
   override readonly name = 'NotFoundError';
   constructor(message: string) {
     super('NotFound', 404, message);
-  }
-}
-
-/** A manifest of a kind this client does not read (schema 1, an unknown type, no child for the platform). */
-export class UnsupportedMediaTypeError extends PullError {
-  override readonly name = 'UnsupportedMediaTypeError';
-  constructor(message: string) {
-    super('UnsupportedMediaType', message);
   }
 }
 

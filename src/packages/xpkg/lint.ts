@@ -30,38 +30,30 @@ export function validatePackage(kind: PackageKind, pkg: ParsedPackage): string |
 
 type ObjectCheck = (o: PackageObject) => string | undefined;
 
-const is =
-  (message: string, ...kinds: string[]): ObjectCheck =>
-  (o) =>
-    kinds.includes(`${o.apiVersion}/${o.kind}`) ? undefined : message;
+/**
+ * Every object a package may carry, by "apiVersion/kind", and what a lint failure calls it (article included, as
+ * Crossplane's linters word it, "an ValidatingWebhookConfiguration" too).
+ */
+const OBJECT_NAMES: Readonly<Record<string, string>> = {
+  'apiextensions.k8s.io/v1/CustomResourceDefinition': 'a CRD',
+  'apiextensions.k8s.io/v1beta1/CustomResourceDefinition': 'a CRD',
+  'apiextensions.crossplane.io/v1alpha1/ManagedResourceDefinition': 'an MRD',
+  'admissionregistration.k8s.io/v1/ValidatingWebhookConfiguration': 'an ValidatingWebhookConfiguration',
+  'admissionregistration.k8s.io/v1/MutatingWebhookConfiguration': 'a MutatingWebhookConfiguration',
+  'apiextensions.crossplane.io/v1/CompositeResourceDefinition': 'an XRD',
+  'apiextensions.crossplane.io/v2/CompositeResourceDefinition': 'an XRD',
+  'apiextensions.crossplane.io/v1/Composition': 'a Composition',
+  'apiextensions.crossplane.io/v1alpha1/ManagedResourceActivationPolicy': 'an ManagedResourceActivationPolicy',
+  'ops.crossplane.io/v1alpha1/Operation': 'an Operation',
+  'ops.crossplane.io/v1alpha1/CronOperation': 'a CronOperation',
+  'ops.crossplane.io/v1alpha1/WatchOperation': 'a WatchOperation',
+};
 
-const isCRD = is(
-  'object is not a CRD',
-  'apiextensions.k8s.io/v1/CustomResourceDefinition',
-  'apiextensions.k8s.io/v1beta1/CustomResourceDefinition',
-);
-const isMRD = is('object is not an MRD', 'apiextensions.crossplane.io/v1alpha1/ManagedResourceDefinition');
-const isValidatingWebhook = is(
-  'object is not an ValidatingWebhookConfiguration',
-  'admissionregistration.k8s.io/v1/ValidatingWebhookConfiguration',
-);
-const isMutatingWebhook = is(
-  'object is not a MutatingWebhookConfiguration',
-  'admissionregistration.k8s.io/v1/MutatingWebhookConfiguration',
-);
-const isXRD = is(
-  'object is not an XRD',
-  'apiextensions.crossplane.io/v1/CompositeResourceDefinition',
-  'apiextensions.crossplane.io/v2/CompositeResourceDefinition',
-);
-const isComposition = is('object is not a Composition', 'apiextensions.crossplane.io/v1/Composition');
-const isActivationPolicy = is(
-  'object is not an ManagedResourceActivationPolicy',
-  'apiextensions.crossplane.io/v1alpha1/ManagedResourceActivationPolicy',
-);
-const isOperation = is('object is not an Operation', 'ops.crossplane.io/v1alpha1/Operation');
-const isCronOperation = is('object is not a CronOperation', 'ops.crossplane.io/v1alpha1/CronOperation');
-const isWatchOperation = is('object is not a WatchOperation', 'ops.crossplane.io/v1alpha1/WatchOperation');
+/** Passes the objects OBJECT_NAMES calls `name`; fails any other with "object is not <name>". */
+const is =
+  (name: string): ObjectCheck =>
+  (o) =>
+    OBJECT_NAMES[`${o.apiVersion}/${o.kind}`] === name ? undefined : `object is not ${name}`;
 
 /** parser.Or: passes when any check passes, else lists every check's message. */
 function or(...checks: ObjectCheck[]): ObjectCheck {
@@ -77,9 +69,21 @@ function or(...checks: ObjectCheck[]): ObjectCheck {
 }
 
 const OBJECT_CHECKS: Readonly<Record<PackageKind, ObjectCheck>> = {
-  Provider: or(isCRD, isMRD, isValidatingWebhook, isMutatingWebhook),
-  Configuration: or(isXRD, isActivationPolicy, isComposition, isOperation, isCronOperation, isWatchOperation),
-  Function: isCRD,
+  Provider: or(
+    is('a CRD'),
+    is('an MRD'),
+    is('an ValidatingWebhookConfiguration'),
+    is('a MutatingWebhookConfiguration'),
+  ),
+  Configuration: or(
+    is('an XRD'),
+    is('an ManagedResourceActivationPolicy'),
+    is('a Composition'),
+    is('an Operation'),
+    is('a CronOperation'),
+    is('a WatchOperation'),
+  ),
+  Function: is('a CRD'),
 };
 
 /** The first lint failure of the package as a `kind` (validation included), or undefined when it is clean. */

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import pino from 'pino';
+import type { ObjectMeta } from '../../../src/apis/index.js';
 import { RecordingEventSink } from '../../../src/kube/index.js';
 import { UsageObjects, UsageReconciler, type Usage } from '../../../src/usage/index.js';
 import { CORE_KINDS, FakeApiServer } from '../fakes/apiServer.js';
@@ -18,12 +19,7 @@ const IN_USE = 'crossplane.io/in-use';
 const MESSAGE = 'compositor.crossplane.io/in-use-message';
 const TIMING = { pollIntervalMs: 60_000, waitIntervalMs: 2_000 };
 
-type Meta = {
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  finalizers?: string[];
-  ownerReferences?: { uid: string }[];
-};
+type Meta = Pick<ObjectMeta, 'labels' | 'annotations' | 'finalizers' | 'ownerReferences'>;
 
 function configMap(
   name: string,
