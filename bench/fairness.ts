@@ -31,7 +31,7 @@ import { benchClient } from './harness/client.js';
 import { ControllerProcess, effectiveReconcileRate, reconcileRateArgs } from './harness/controller.js';
 import { sum } from './harness/metrics.js';
 import { startPlane } from './harness/plane.js';
-import { optionalNumber, percentile, round, sleep, until } from './harness/util.js';
+import { latencyFigures, optionalNumber, round, sleep, until, type LatencyFigures } from './harness/util.js';
 
 export type Mode = 'fair' | 'fifo';
 
@@ -47,14 +47,8 @@ export interface FairnessOptions {
   sampleTimeoutMs: number;
 }
 
-export interface Latency {
-  samples: number;
-  timedOut: number;
-  p50Ms: number | null;
-  p95Ms: number | null;
-  p99Ms: number | null;
-  maxMs: number | null;
-}
+/** The latency figures of bench/harness/util.ts, under the name this benchmark's JSON types use. */
+export type Latency = LatencyFigures;
 
 export interface ModeResult {
   fairQueue: boolean;
@@ -114,18 +108,6 @@ function observedGeneration(xr: ScaleXr): number {
 
 function isCaughtUp(xr: ScaleXr): boolean {
   return observedGeneration(xr) >= (xr.metadata.generation ?? 1);
-}
-
-function latencyOf(samples: readonly (number | undefined)[]): Latency {
-  const ok = samples.filter((s): s is number => s !== undefined).map((s) => round(s, 1));
-  return {
-    samples: ok.length,
-    timedOut: samples.length - ok.length,
-    p50Ms: percentile(ok, 50),
-    p95Ms: percentile(ok, 95),
-    p99Ms: percentile(ok, 99),
-    maxMs: ok.length === 0 ? null : Math.max(...ok),
-  };
 }
 
 async function setValue(client: KubeClient, api: ScaleApi, target: { namespace: string; name: string }, value: string) {
@@ -250,7 +232,7 @@ async function duringBurst(
   const drainSeconds = await drained(client, api, startedAt);
   stop.abort();
   await ticker;
-  return { latency: latencyOf(await Promise.all(samples)), sendSeconds, drainSeconds };
+  return { latency: latencyFigures(await Promise.all(samples)), sendSeconds, drainSeconds };
 }
 
 async function atRest(client: KubeClient, api: ScaleApi, options: FairnessOptions): Promise<Latency> {
@@ -260,7 +242,7 @@ async function atRest(client: KubeClient, api: ScaleApi, options: FairnessOption
     samples.push(await probe.change());
     await sleep(100);
   }
-  return latencyOf(samples);
+  return latencyFigures(samples);
 }
 
 function reconcilesOf(samples: Awaited<ReturnType<ControllerProcess['metrics']>>, api: ScaleApi): number {

@@ -18,11 +18,9 @@
 // answers 2xx, rather than from its spawn.
 // --no-cache-trim runs compositor with COMPOSITOR_CACHE_TRIM=false (read by src/cli/environment.ts): its caches keep
 // metadata.managedFields, for the with/without memory comparison in bench/RESULTS.md.
-import { copyFileSync, readFileSync } from 'node:fs';
-import { availableParallelism, loadavg } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { parseDuration } from '../src/apis/index.js';
 import type { KubeClient } from '../src/kube/index.js';
 import { CONTENT_TYPE, KindNotServedError } from '../src/kube/index.js';
@@ -50,27 +48,29 @@ import type { ControlPlane } from '../e2e/controlplane/index.js';
 import {
   CountingKubeClient,
   mark,
-  othersBetween,
   serverCpuBetween,
+  serverPhase,
   ownBetween,
   QUIET_API_SERVER_ARGS,
-  readsOf,
   requestKeyOf,
-  writesOf,
   type CountMark,
   type RequestCounts,
+  type ServerPhase,
 } from './harness/serverRequests.js';
+import { cpuBetween, cpuMark, measuring, Progress, runMain, type CpuFigures, type CpuMark } from './harness/run.js';
+
+export type { CpuFigures } from './harness/run.js';
+export type { ServerPhase } from './harness/serverRequests.js';
 import {
+  latencyFigures,
   MIB,
   optionalNumber,
-  percentile,
   round,
   RssSampler,
-  rssOf,
   sleep,
-  treeCpuSeconds,
   treeRss,
   until,
+  type LatencyFigures,
 } from './harness/util.js';
 
 export interface ScaleOptions {
@@ -95,14 +95,7 @@ export interface ScaleOptions {
   progress?: (line: string) => void;
 }
 
-export interface LatencyFigures {
-  samples: number;
-  timedOut: number;
-  p50Ms: number | null;
-  p95Ms: number | null;
-  p99Ms: number | null;
-  maxMs: number | null;
-}
+export type { LatencyFigures } from './harness/util.js';
 
 export interface ScaleResult {
   benchmark: 'scale';
@@ -159,14 +152,6 @@ export interface RestartFigures {
   serverReadsInWindow: number;
 }
 
-/** One phase as the API server counted it, the benchmark's own requests subtracted. */
-export interface ServerPhase {
-  writes: number;
-  reads: number;
-  /** By `VERB resource[.group][/subresource]`, as apiserver_request_total labels them. */
-  byRequest: RequestCounts;
-}
-
 export interface ServerFigures {
   converging: ServerPhase & {
     writesPerXr: number;
@@ -215,66 +200,6 @@ function controllerArgs(options: ScaleOptions): string[] {
   ];
 }
 
-/** Reports progress lines, each with a UTC timestamp; a no-op without options.progress. */
-class Progress {
-  constructor(
-    private readonly sink: ((line: string) => void) | undefined,
-    private readonly plane: ControlPlane,
-    private readonly controller: ControllerProcess,
-  ) {}
-
-  line(text: string): void {
-    this.sink?.(`${new Date().toISOString()} ${text}`);
-  }
-
-  /** `text` with the RSS of the controller, kube-apiserver and etcd, the memory available and the load. */
-  withMemory(text: string): void {
-    if (this.sink === undefined) return;
-    const mib = (bytes: number): string => `${Math.round(bytes / MIB)} MiB`;
-    const servers = this.plane.pids.map((pid) => `${processName(pid)} ${mib(rssOf(pid))}`);
-    // treeRss(0) would be every process's: pid 0 is the parent of init.
-    const pid = this.controller.pid;
-    const controller = pid === undefined ? 'controller not running' : `controller ${mib(treeRss(pid))}`;
-    const rss = [controller, ...servers].join(', ');
-    const load = loadavg()
-      .map((l) => l.toFixed(2))
-      .join(' ');
-    this.line(`${text}; RSS ${rss}; available ${mib(memAvailable())}; load ${load}`);
-  }
-
-  /** Runs one phase between a start and an end line (the end says how long it took, or that it failed). */
-  async phase<T>(name: string, work: () => Promise<T>): Promise<T> {
-    const started = Date.now();
-    this.withMemory(`${name}: start`);
-    try {
-      const result = await work();
-      this.withMemory(`${name}: end after ${round((Date.now() - started) / 1000, 1)} s`);
-      return result;
-    } catch (err) {
-      this.withMemory(`${name}: failed after ${round((Date.now() - started) / 1000, 1)} s: ${String(err)}`);
-      throw err;
-    }
-  }
-}
-
-function processName(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
-  } catch {
-    return `pid ${pid} (gone)`;
-  }
-}
-
-/** MemAvailable from /proc/meminfo, in bytes. */
-function memAvailable(): number {
-  try {
-    const match = /^MemAvailable:\s+(\d+)\s+kB/m.exec(readFileSync('/proc/meminfo', 'utf8'));
-    return match?.[1] === undefined ? 0 : Number(match[1]) * 1024;
-  } catch {
-    return 0;
-  }
-}
-
 /** Waits until the watch has seen every XR, each of them Ready; returns when it saw that, or undefined at the deadline. */
 async function waitAllReady(
   tracker: ReadyWatch,
@@ -298,38 +223,6 @@ interface Converge {
   after: Sample[] | undefined;
   server: { from: CountMark; to: CountMark };
   cpu: { from: CpuMark; to: CpuMark };
-}
-
-/** CPU seconds used so far by the controller's process tree, each control plane process and the benchmark. */
-interface CpuMark {
-  seconds: Record<string, number>;
-  at: number;
-}
-
-function cpuMark(plane: ControlPlane, controller: ControllerProcess): CpuMark {
-  const { user, system } = process.cpuUsage();
-  const seconds: Record<string, number> = { benchmark: (user + system) / 1e6 };
-  // treeCpuSeconds(0) would be every process's: pid 0 is the parent of init.
-  if (controller.pid !== undefined) seconds.controller = treeCpuSeconds(controller.pid);
-  for (const pid of plane.pids) seconds[processName(pid)] = treeCpuSeconds(pid);
-  return { seconds, at: Date.now() };
-}
-
-/**
- * CPU seconds each process used between two marks, and how many of the machine's cores they kept busy together:
- * near the core count, the run was bound by the machine's CPU rather than by anyone's limits.
- */
-export interface CpuFigures {
-  seconds: Record<string, number>;
-  coresBusy: number;
-  cores: number;
-}
-
-function cpuBetween(from: CpuMark, to: CpuMark): CpuFigures {
-  const seconds: Record<string, number> = {};
-  for (const [name, value] of Object.entries(to.seconds)) seconds[name] = round(value - (from.seconds[name] ?? 0), 2);
-  const total = Object.values(seconds).reduce((t, v) => t + v, 0);
-  return { seconds, coresBusy: round(total / ((to.at - from.at) / 1000), 2), cores: availableParallelism() };
 }
 
 async function converge(
@@ -384,11 +277,6 @@ async function converge(
   } finally {
     tracker.stop();
   }
-}
-
-function serverPhase(from: CountMark, to: CountMark): ServerPhase {
-  const byRequest = othersBetween(from, to);
-  return { writes: writesOf(byRequest), reads: readsOf(byRequest), byRequest };
 }
 
 /** Adds the cm-0 ConfigMap of each XR, by XR uid, of one page of composed ConfigMaps to `out`. */
@@ -454,15 +342,7 @@ async function measureLatency(client: KubeClient, options: ScaleOptions, progres
     // Polling takes up to a poll interval per change: change them all at once, each timed on its own.
     samples.push(...(await Promise.all(targets.map((t) => oneLatency(client, t, 180_000)))));
   }
-  const ok = samples.filter((s): s is number => s !== undefined).map((s) => round(s, 1));
-  return {
-    samples: ok.length,
-    timedOut: samples.length - ok.length,
-    p50Ms: percentile(ok, 50),
-    p95Ms: percentile(ok, 95),
-    p99Ms: percentile(ok, 99),
-    maxMs: ok.length === 0 ? null : Math.max(...ok),
-  };
+  return latencyFigures(samples);
 }
 
 interface Idle {
@@ -660,7 +540,7 @@ export async function runScale(options: ScaleOptions): Promise<ScaleResult> {
   });
   const progress = new Progress(options.progress, plane, controller);
   progress.line(`control plane started in ${round((Date.now() - started) / 1000, 1)} s`);
-  try {
+  return measuring({ plane, controller, progress }, async () => {
     const client = new CountingKubeClient(reusingKubeConfig(plane.kubeConfig));
     const api = scaleApi('XScale', options.composed);
     progress.line(`control plane in ${dirname(plane.kubeconfigPath)}; controller log ${controller.log}`);
@@ -729,28 +609,7 @@ export async function runScale(options: ScaleOptions): Promise<ScaleResult> {
       restart,
     };
     return { ...result, targets: targetsOf(result), node: process.version };
-  } catch (err) {
-    keepPlaneLogs(plane, controller, progress);
-    throw err;
-  } finally {
-    await progress.phase('stop the controller and the control plane', async () => {
-      await controller.stop();
-      await plane.stop();
-    });
-  }
-}
-
-/** Copies the API server's and etcd's logs next to the controller's before plane.stop() removes them. */
-function keepPlaneLogs(plane: ControlPlane, controller: ControllerProcess, progress: Progress): void {
-  for (const name of ['kube-apiserver.log', 'etcd.log']) {
-    const to = join(dirname(controller.log), name);
-    try {
-      copyFileSync(join(dirname(plane.kubeconfigPath), name), to);
-      progress.line(`kept ${basename(to)} as ${to}`);
-    } catch (copyError) {
-      progress.line(`could not keep ${name}: ${String(copyError)}`);
-    }
-  }
+  });
 }
 
 function optionsFromArgs(argv: readonly string[]): ScaleOptions {
@@ -799,22 +658,4 @@ const USAGE = `npm run bench:scale -- [--xrs 1000] [--composed 3] [--max-reconci
 Prints one JSON object; bench/RESULTS.md explains its figures. Progress goes to stderr.
 `;
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  if (process.argv.includes('--help')) {
-    process.stdout.write(USAGE);
-    process.exit(0);
-  }
-  // A stopped run still stops what it started: exiting runs the harness's exit hooks, which kill the controller and
-  // the plane's servers (the plane's directory, with its logs, is left behind).
-  for (const [signal, code] of [
-    ['SIGINT', 130],
-    ['SIGTERM', 143],
-  ] as const) {
-    process.once(signal, () => {
-      process.stderr.write(`${new Date().toISOString()} ${signal}: stopping\n`);
-      process.exit(code);
-    });
-  }
-  const result = await runScale(optionsFromArgs(process.argv.slice(2)));
-  process.stdout.write(JSON.stringify(result) + '\n');
-}
+await runMain(import.meta.url, USAGE, (argv) => runScale(optionsFromArgs(argv)));

@@ -57,7 +57,8 @@ export interface ComposedConfigMap extends KubeObject {
   data?: Record<string, string>;
 }
 
-function definition(api: ScaleApi): KubeObject {
+/** A namespaced v2 XRD whose XRs have spec.value. */
+export function definition(api: ScaleApi): KubeObject {
   const string = { type: 'string' };
   return {
     apiVersion: 'apiextensions.crossplane.io/v2',
@@ -122,15 +123,16 @@ function firstStep(api: ScaleApi): Record<string, unknown> {
 }
 
 function composition(api: ScaleApi): KubeObject {
+  return pipelineComposition(api, [firstStep(api), { step: 'ready', functionRef: { name: AUTO_READY_FUNCTION } }]);
+}
+
+/** A Pipeline-mode Composition of `api`'s XRs, named as its plural (waitUntilServed looks for its revision so). */
+export function pipelineComposition(api: ScaleApi, pipeline: readonly Record<string, unknown>[]): KubeObject {
   return {
     apiVersion: 'apiextensions.crossplane.io/v1',
     kind: 'Composition',
     metadata: { name: api.plural },
-    spec: {
-      compositeTypeRef: { apiVersion: api.apiVersion, kind: api.kind },
-      mode: 'Pipeline',
-      pipeline: [firstStep(api), { step: 'ready', functionRef: { name: AUTO_READY_FUNCTION } }],
-    },
+    spec: { compositeTypeRef: { apiVersion: api.apiVersion, kind: api.kind }, mode: 'Pipeline', pipeline },
   };
 }
 
@@ -139,11 +141,16 @@ const COMPOSITOR_NAMESPACE = 'crossplane-system';
 
 /** The probe function (test/functions/probe-function.ts) reached at `endpoint` over plaintext gRPC. */
 export function probeFunction(endpoint: string): KubeObject {
+  return endpointFunction(PROBE_FUNCTION_NAME, endpoint);
+}
+
+/** A Function compositor calls at `endpoint` (its endpoint annotation) rather than running its package. */
+export function endpointFunction(name: string, endpoint: string): KubeObject {
   return {
     apiVersion: 'pkg.crossplane.io/v1',
     kind: 'Function',
-    metadata: { name: PROBE_FUNCTION_NAME, annotations: { [ENDPOINT_ANNOTATION]: endpoint } },
-    spec: { package: 'xpkg.example.org/bench/function-probe:v0.1.0' },
+    metadata: { name, annotations: { [ENDPOINT_ANNOTATION]: endpoint } },
+    spec: { package: `xpkg.example.org/bench/${name}:v0.1.0` },
   };
 }
 
@@ -159,6 +166,14 @@ export async function installApi(client: KubeClient, api: ScaleApi, namespace: s
   for (const fn of functions()) await apply(client, fn);
   await apply(client, definition(api));
   await apply(client, composition(api));
+  await waitUntilServed(client, api);
+}
+
+/**
+ * Waits until an API is ready for XRs: its XRD Established, the first revision of its Composition (named as the
+ * plural) stored, and the API server's hold on creates of a new CRD over.
+ */
+export async function waitUntilServed(client: KubeClient, api: ScaleApi): Promise<void> {
   await until(
     `XRD ${api.plural}.${GROUP} Established`,
     async () => {
@@ -237,22 +252,25 @@ export async function createXrs(
   names: readonly string[],
   options: { value: string; concurrency?: number },
 ): Promise<void> {
+  await forEachBounded(names, options.concurrency ?? 16, (name) => createXr(client, target, name, options.value));
+}
+
+/** Creates one XR with spec.value `value`; one that already exists is left as it is. */
+export async function createXr(
+  client: KubeClient,
+  target: { api: ScaleApi; namespace: string },
+  name: string,
+  value: string,
+): Promise<void> {
   const { api, namespace } = target;
-  await forEachBounded(names, options.concurrency ?? 16, async (name) => {
-    await client
-      .request('POST', xrPath(api, namespace), {
-        body: {
-          apiVersion: api.apiVersion,
-          kind: api.kind,
-          metadata: { name, namespace },
-          spec: { value: options.value },
-        },
-      })
-      // A create sent again after its connection closed may have been served the first time.
-      .catch((err: unknown) => {
-        if (!isAlreadyExists(err)) throw err;
-      });
-  });
+  await client
+    .request('POST', xrPath(api, namespace), {
+      body: { apiVersion: api.apiVersion, kind: api.kind, metadata: { name, namespace }, spec: { value } },
+    })
+    // A create sent again after its connection closed may have been served the first time.
+    .catch((err: unknown) => {
+      if (!isAlreadyExists(err)) throw err;
+    });
 }
 
 /** Sets spec.value of the named XRs (merge patch). */

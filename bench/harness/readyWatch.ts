@@ -7,6 +7,9 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubeClient } from '../../src/kube/index.js';
 import { forEachPage, isReady, type ScaleXr } from './api.js';
 
+/** Told of every item the tracker sees listed, added or modified, and whether it is Ready. */
+export type ReadyListener = (object: ScaleXr, ready: boolean) => void;
+
 export interface ReadyCounts {
   exist: number;
   ready: number;
@@ -32,11 +35,17 @@ export class ReadyWatch {
     private readonly client: KubeClient,
     private readonly watcher: Watch,
     private readonly path: string,
+    private readonly listener: ReadyListener | undefined,
   ) {}
 
-  /** Lists `path` (a collection of XRs) and watches it from there on until stop(). */
-  static async start(client: KubeClient, kubeConfig: KubeConfig, path: string): Promise<ReadyWatch> {
-    const tracker = new ReadyWatch(client, new Watch(kubeConfig), path);
+  /** Lists `path` (a collection of XRs, or of any kind with a Ready condition) and watches it until stop(). */
+  static async start(
+    client: KubeClient,
+    kubeConfig: KubeConfig,
+    path: string,
+    listener?: ReadyListener,
+  ): Promise<ReadyWatch> {
+    const tracker = new ReadyWatch(client, new Watch(kubeConfig), path, listener);
     await tracker.relist();
     await tracker.watch();
     return tracker;
@@ -100,6 +109,12 @@ export class ReadyWatch {
     if (ready) this.readyCount++;
   }
 
+  private seen(object: ScaleXr): void {
+    const ready = isReady(object);
+    this.set(object.metadata.name, ready);
+    this.listener?.(object, ready);
+  }
+
   private remove(name: string): void {
     if (this.readyByName.get(name) === true) this.readyCount--;
     this.readyByName.delete(name);
@@ -109,7 +124,7 @@ export class ReadyWatch {
     this.readyByName.clear();
     this.readyCount = 0;
     this.resourceVersion = await forEachPage<ScaleXr>(this.client, this.path, (page) => {
-      for (const xr of page) this.set(xr.metadata.name, isReady(xr));
+      for (const xr of page) this.seen(xr);
     });
     this.changed();
   }
@@ -125,7 +140,7 @@ export class ReadyWatch {
           return;
         }
         if (object.metadata.resourceVersion) this.resourceVersion = object.metadata.resourceVersion;
-        if (type === 'ADDED' || type === 'MODIFIED') this.set(object.metadata.name, isReady(object));
+        if (type === 'ADDED' || type === 'MODIFIED') this.seen(object);
         else if (type === 'DELETED') this.remove(object.metadata.name);
         else return;
         this.changed();

@@ -184,3 +184,17 @@ export function readsOf(counts: RequestCounts): number {
 export const QUIET_API_SERVER_ARGS: readonly string[] = [
   '--feature-gates=APIServerIdentity=false,UnknownVersionInteroperabilityProxy=false',
 ];
+
+/** One phase as the API server counted it, the benchmark's own requests subtracted. */
+export interface ServerPhase {
+  writes: number;
+  reads: number;
+  /** By `VERB resource[.group][/subresource]`, as apiserver_request_total labels them. */
+  byRequest: RequestCounts;
+}
+
+/** The requests of everyone but the benchmark between two marks, writes and reads summed. */
+export function serverPhase(from: CountMark, to: CountMark): ServerPhase {
+  const byRequest = othersBetween(from, to);
+  return { writes: writesOf(byRequest), reads: readsOf(byRequest), byRequest };
+}

@@ -14,6 +14,28 @@ export function percentile(values: readonly number[], p: number): number | null 
   return sorted[rank] ?? null;
 }
 
+/** Latency samples summed up: those that timed out (undefined) counted apart from the percentiles of the rest. */
+export interface LatencyFigures {
+  samples: number;
+  timedOut: number;
+  p50Ms: number | null;
+  p95Ms: number | null;
+  p99Ms: number | null;
+  maxMs: number | null;
+}
+
+export function latencyFigures(samples: readonly (number | undefined)[]): LatencyFigures {
+  const ok = samples.filter((s): s is number => s !== undefined).map((s) => round(s, 1));
+  return {
+    samples: ok.length,
+    timedOut: samples.length - ok.length,
+    p50Ms: percentile(ok, 50),
+    p95Ms: percentile(ok, 95),
+    p99Ms: percentile(ok, 99),
+    maxMs: ok.length === 0 ? null : Math.max(...ok),
+  };
+}
+
 /** A numeric command-line value, or undefined when the option was not given. */
 export function optionalNumber(text: string | undefined): number | undefined {
   return text === undefined ? undefined : Number(text);

@@ -1,21 +1,23 @@
-import type { Logger } from 'pino';
+import { Subject } from 'rxjs';
 import { distinctKinds, kindKey, type ApiKind } from '../apis/index.js';
 import { errorMessage, systemClock, waitAtMost, type Clock } from '../base/index.js';
 import { OwnWrites, TokenBucketBreaker, type BreakerSettings, type Transition } from '../circuitbreaker/index.js';
 import {
+  ControllerShell,
   describe,
   effectivePollInterval,
   restartDelayMs,
+  type ControllerContext,
+  type ControllerSettings,
+  type KeyRequest,
   type PollIntervalFlags,
   type Xr,
   type XrType,
 } from '../controller/index.js';
 import type { FunctionRunner } from '../functions/index.js';
-import { isConflict, type Discovery, type EventSink, type KubeClient, type KubeObject } from '../kube/index.js';
+import type { KubeObject } from '../kube/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
-import type { Metrics } from '../metrics/index.js';
-import { ReconcileQueue, type ReconcileLimiter } from '../queue/index.js';
-import { objectKey, type InformerLease, type InformerRegistry, type ObjectStore } from '../watch/index.js';
+import { objectKey, type ObjectStore } from '../watch/index.js';
 import { adoptMachinery } from './adoptMachinery.js';
 import type { ComposedCache } from './composedCache.js';
 import { CompositeEventPipeline } from './eventPipeline.js';
@@ -32,12 +34,8 @@ import { machineryOf } from './xr.js';
  */
 const WARM_START_LIMIT_MS = 5_000;
 
-export interface CompositeControllerSettings extends PollIntervalFlags {
+export interface CompositeControllerSettings extends PollIntervalFlags, ControllerSettings {
   realtime: boolean;
-  /** --max-reconcile-rate: the process's one reconcile limiter, shared by every controller. */
-  reconcileLimiter: ReconcileLimiter;
-  /** --max-concurrent-reconciles. */
-  workers: number;
   /**
    * --fair-queue: serve XRs round-robin by namespace, weighted by the compositor.crossplane.io/queue-weight label of
    * each Namespace (read from a Namespace informer). False or absent: one FIFO queue, as Crossplane.
@@ -52,20 +50,14 @@ export interface CompositeControllerSettings extends PollIntervalFlags {
   breaker: Partial<BreakerSettings>;
 }
 
-export interface CompositeControllerOptions {
+export interface CompositeControllerOptions extends ControllerContext {
   /** composite/<plural>.<group> */
   name: string;
   xrType: XrType & { group: string };
   xrd: () => XrdDefaults;
   /** The XRD changed since this controller started; it is about to be restarted. */
   stale?: () => boolean;
-  client: KubeClient;
-  discovery: Discovery;
-  informers: InformerRegistry;
   runner: FunctionRunner;
-  events: EventSink;
-  metrics: Metrics;
-  logger: Logger;
   settings: CompositeControllerSettings;
   /** --shard-index/--shard-count: whether this replica owns an XR; undefined owns every XR. */
   owns?: (xr: KubeObject) => boolean;
@@ -84,14 +76,13 @@ export class CompositeController implements Lifecycle {
   private readonly ownWrites = new OwnWrites();
   private readonly clock: Clock;
   private readonly breaker: TokenBucketBreaker;
-  private readonly queue: ReconcileQueue;
+  private readonly shell: ControllerShell;
+  /** What the event pipeline asks to reconcile: the shell's one stream that is not a kind's informer. */
+  private readonly keys = new Subject<KeyRequest>();
   private readonly pipeline: CompositeEventPipeline;
   private readonly kindsByXr = new Map<string, readonly ApiKind[]>();
   /** Per composed kind (by kindKey): the kind and how many XRs compose it. */
   private readonly xrsByKind = new Map<string, { kind: ApiKind; xrs: number }>();
-  private compositionLease: InformerLease | undefined;
-  /** With --fair-queue: the Namespaces whose labels weigh the queue's turns. */
-  private namespaceLease: InformerLease | undefined;
   private reconciler: CompositeReconciler | undefined;
   private untrackStuck: (() => void) | undefined;
   /** Settled XRs of the first list and their delays, until start() has warmed the caches. */
@@ -110,12 +101,14 @@ export class CompositeController implements Lifecycle {
         this.onBreakerTransition(transition);
       },
     });
-    this.queue = new ReconcileQueue({
-      name,
-      metrics,
-      workers: settings.workers,
-      limiter: settings.reconcileLimiter,
-      isConflict,
+    this.shell = new ControllerShell({
+      ...options,
+      watches: [
+        { kind: COMPOSITION, mapping: 'none' },
+        // Not waited for: weights only reorder turns, and an unsynced cache means weight 1 for a few moments.
+        ...(settings.fairQueue ? [{ kind: NAMESPACE, mapping: 'none', waitForSync: false } as const] : []),
+        { keys$: this.keys },
+      ],
       fairness: settings.fairQueue ? this.fairness() : undefined,
       reconcile: (key, signal) => {
         if (!this.reconciler) throw new Error('the composite controller is not started');
@@ -123,20 +116,19 @@ export class CompositeController implements Lifecycle {
         logger.debug({ controller: name, xr: key }, 'reconcile');
         return this.reconciler.reconcile(key, signal);
       },
-      onError: (key, err) => {
-        logger.info({ controller: name, xr: key, err: errorMessage(err) }, 'reconcile failed; backing off');
-      },
+      errors: { keyField: 'xr' },
+      ready: () => this.ready(),
     });
     this.pipeline = new CompositeEventPipeline({
       xr: options.xrType,
       informers: options.informers,
       enqueue: (key) => {
-        this.queue.add(key);
+        this.keys.next(key);
       },
       enqueueAfter: (key, delayMs) => {
         // While starting, the spread of settled XRs waits for the start to finish: it counts from readiness.
         if (this.spreadAtStart) this.spreadAtStart.push([key, delayMs]);
-        else this.queue.addAfter(key, delayMs);
+        else this.keys.next({ key, afterMs: delayMs });
       },
       initialDelayMs: (object) =>
         restartDelayMs(object, effectivePollInterval((object as Xr).metadata.annotations, settings).ms),
@@ -155,24 +147,43 @@ export class CompositeController implements Lifecycle {
   /** Turns per namespace from its label; until the Namespace informer has synced, every namespace weighs 1. */
   private fairness(): { weightOf: (namespace: string) => number } {
     const weights = new NamespaceWeights({
-      namespace: (name) => this.namespaceLease?.informer.store.get(name),
+      namespace: (name) => this.shell.store(NAMESPACE)?.get(name),
       logger: this.options.logger.child({ controller: this.options.name }),
     });
     return { weightOf: (namespace) => weights.weightOf(namespace) };
   }
 
   /** Keys queued, reconciling, waiting: for diagnostics and tests. */
-  stats(): ReturnType<ReconcileQueue['stats']> {
-    return this.queue.stats();
+  stats(): ReturnType<ControllerShell['stats']> {
+    return this.shell.stats();
   }
 
-  async start(): Promise<void> {
+  async start(signal?: AbortSignal): Promise<void> {
     const { options } = this;
-    this.compositionLease = await options.informers.acquire(COMPOSITION.apiVersion, COMPOSITION.kind);
-    await this.compositionLease.informer.waitForSync();
-    // Not waited for: weights only reorder turns, and an unsynced cache means weight 1 for a few moments.
-    if (options.settings.fairQueue)
-      this.namespaceLease = await options.informers.acquire(NAMESPACE.apiVersion, NAMESPACE.kind);
+    await this.shell.start(signal);
+    this.adoptMachineryInBackground();
+    const xrs = this.pipeline.xrInformer.store;
+    // Each replica reports its own shard's XRs, so the series of all replicas add up instead of counting N times.
+    const owns = options.owns ?? ((): boolean => true);
+    this.untrackStuck = options.metrics.composite.track(options.name, () =>
+      stuckSummary(xrs.list().filter(owns) as Xr[], this.clock.now(), 0),
+    );
+  }
+
+  async stop(deadline: AbortSignal): Promise<void> {
+    this.stopping.abort();
+    this.untrackStuck?.();
+    this.untrackStuck = undefined;
+    await this.shell.stop(deadline);
+    await this.pipeline.stop();
+  }
+
+  /**
+   * With the Compositions synced, before the first reconcile: the XR and revision watches, warm caches of the
+   * composed kinds in use, the reconciler, and the spread of the settled XRs of the first list.
+   */
+  private async ready(): Promise<void> {
+    const { options } = this;
     await this.pipeline.start();
     await this.watchComposedInUse();
     this.reconciler = new CompositeReconciler({
@@ -181,7 +192,7 @@ export class CompositeController implements Lifecycle {
       xrd: options.xrd,
       stale: options.stale,
       xrs: this.pipeline.xrInformer.store,
-      compositions: this.compositionLease.informer.store,
+      compositions: this.shell.lease(COMPOSITION).informer.store,
       revisions: this.pipeline.revisionInformer.store,
       composed: this.composedCache(),
       client: options.client,
@@ -197,28 +208,8 @@ export class CompositeController implements Lifecycle {
       ordering: options.settings.ordering === true,
       logger: options.logger.child({ controller: options.name }),
     });
-    for (const [key, delayMs] of this.spreadAtStart ?? []) this.queue.addAfter(key, delayMs);
+    for (const [key, afterMs] of this.spreadAtStart ?? []) this.keys.next({ key, afterMs });
     this.spreadAtStart = undefined;
-    await this.queue.start();
-    this.adoptMachineryInBackground();
-    const xrs = this.pipeline.xrInformer.store;
-    // Each replica reports its own shard's XRs, so the series of all replicas add up instead of counting N times.
-    const owns = options.owns ?? ((): boolean => true);
-    this.untrackStuck = options.metrics.composite.track(options.name, () =>
-      stuckSummary(xrs.list().filter(owns) as Xr[], this.clock.now(), 0),
-    );
-  }
-
-  async stop(deadline: AbortSignal): Promise<void> {
-    this.stopping.abort();
-    this.untrackStuck?.();
-    this.untrackStuck = undefined;
-    await this.queue.stop(deadline);
-    await this.pipeline.stop();
-    await this.compositionLease?.release();
-    this.compositionLease = undefined;
-    await this.namespaceLease?.release();
-    this.namespaceLease = undefined;
   }
 
   /**
@@ -319,7 +310,7 @@ export class CompositeController implements Lifecycle {
   /** Open: a Warning event, and one reconcile to report Responsive False. Closed: a Normal event. */
   private onBreakerTransition(transition: Transition): void {
     const xr = this.pipeline.xrInformer.store.get(transition.key);
-    if (transition.to === 'open') this.queue.add(transition.key);
+    if (transition.to === 'open') this.shell.request(transition.key);
     if (!xr) return;
     if (transition.to === 'open') {
       this.options.events.event(xr, {

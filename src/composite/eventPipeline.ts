@@ -145,7 +145,7 @@ export class CompositeEventPipeline implements Lifecycle {
           if (!this.owned(event.object)) return [];
           // A deleted XR's reconcile reads nothing: it would never take its live reads.
           if (event.type === 'delete') this.composed.forgetXr(objectKey(event.object));
-          const initial = event.type === 'add' && !xrInformer.hasSynced;
+          const initial = event.type === 'add' && event.initial === true;
           if (initial && this.deferred(event.object)) return [];
           return [toXrEvent(objectKey(event.object), event, true)];
         }),
@@ -173,12 +173,6 @@ export class CompositeEventPipeline implements Lifecycle {
       .subscribe((key) => {
         this.options.enqueue(key);
       });
-    // A shared XR informer may have synced before we subscribed; its objects then never arrive as events.
-    if (xrInformer.hasSynced) {
-      for (const object of store.list()) {
-        if (this.owned(object) && !this.deferred(object)) this.options.enqueue(objectKey(object));
-      }
-    }
     await Promise.all([this.xrLease.informer.waitForSync(), this.revisionLease.informer.waitForSync()]);
   }
 
@@ -279,7 +273,7 @@ export class CompositeEventPipeline implements Lifecycle {
     const informer = lease.informer;
     this.composedStreams.next(
       informer.events$.pipe(
-        mergeMap((event) => this.safely(kind, event, () => this.composedToXrs(event, informer.hasSynced))),
+        mergeMap((event) => this.safely(kind, event, () => this.composedToXrs(event))),
         takeUntil(stop$),
       ),
     );
@@ -305,7 +299,7 @@ export class CompositeEventPipeline implements Lifecycle {
    * XRs a composed resource belongs to: its controller owner reference, every XR that lists it, and every XR whose
    * pipeline required it.
    */
-  private composedToXrs(event: WatchEvent, synced: boolean): XrEvent[] {
+  private composedToXrs(event: WatchEvent): XrEvent[] {
     const { object } = event;
     const keys = new Set(controllerOwnerKeys(object, this.options.xr));
     const ref = {
@@ -318,9 +312,9 @@ export class CompositeEventPipeline implements Lifecycle {
     for (const [key, watches] of this.required.get(kindKey(object)) ?? []) {
       if (watches.some((w) => isRequired(w, object))) keys.add(key);
     }
-    // The first list of a composed kind replays what exists: its XRs are enqueued by their own events, so
-    // charging each of them once per composed resource would trip the breaker of every large XR at start.
-    const initial = event.type === 'add' && !synced;
+    // The first list of a composed kind (or its replay to this pipeline) shows what exists: its XRs are enqueued by
+    // their own events, so charging each of them once per composed resource would trip every large XR's breaker.
+    const initial = event.type === 'add' && event.initial === true;
     const nested = object.apiVersion === this.options.xr.apiVersion && object.kind === this.options.xr.kind;
     return [...keys]
       .filter((key) => this.ownedKey(key))
@@ -329,6 +323,9 @@ export class CompositeEventPipeline implements Lifecycle {
 
   /** A new or changed revision concerns the XRs using it and, for automatic updates, those of its Composition. */
   private revisionToXrs(event: WatchEvent): XrEvent[] {
+    // The revisions that exist (the first list, or the replay to a pipeline joining the shared informer late) are
+    // no change: the XRs using them come with their own events, spread over their poll interval when settled.
+    if (event.type === 'add' && event.initial === true) return [];
     // The ValidPipeline condition written just after a revision is created (or any other status write) changes
     // nothing an XR reads: without this check it would run every XR of the Composition a second time.
     if (event.type === 'update' && !event.afterGap && sameForXrs(event.oldObject, event.object)) return [];

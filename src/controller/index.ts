@@ -1,5 +1,6 @@
-// controller: the kit every controller (composite, claim, managed, definition) builds on, below all of them and
-// importing none: conditions and the status draft, how a failure and a pause are reported, poll intervals and
+// controller: the kit every controller (composite, claim, managed, definition, usage, packages) builds on, below all
+// of them and importing none: the shell a controller is declared on (its watches, key mappings and reconcile) with
+// the one queue factory, conditions and the status draft, how a failure and a pause are reported, poll intervals and
 // requeue jitter, reconcile requests, the restart spread, apply-only-when-different, and the XR vocabulary that
 // composite and claim share.
 export { APPLIED_DIGEST_ANNOTATION, isApplied, isSubset, withAppliedDigest } from './applied.js';
@@ -57,3 +58,20 @@ export {
   type Xr,
   type XrType,
 } from './xr.js';
+export { ControllerShell, type ControllerShellOptions } from './shell.js';
+export {
+  controllerQueue,
+  type ControllerQueueOptions,
+  type ControllerSettings,
+  type ErrorLog,
+} from './reconcileQueue.js';
+export {
+  ownKey,
+  watchKind,
+  type KeyRequest,
+  type Keys,
+  type KindWatch,
+  type StreamWatch,
+  type Watch,
+} from './watches.js';
+export type { ControllerContext } from './context.js';

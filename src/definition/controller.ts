@@ -4,8 +4,9 @@ import { dateOf, errorMessage, systemClock, waitAtMost, type Clock } from '../ba
 import { sameCondition, StatusDraft, type ConditionInput } from '../controller/index.js';
 import { getIfExists, isEstablished, isNotFound, type EventSink, type KubeClient } from '../kube/index.js';
 import type { Metrics } from '../metrics/index.js';
-import type { ReconcileLimiter, ReconcileQueue, ReconcileResult } from '../queue/index.js';
-import type { InformerLease, InformerRegistry } from '../watch/index.js';
+import type { ControllerShell } from '../controller/index.js';
+import type { ReconcileLimiter, ReconcileResult } from '../queue/index.js';
+import type { InformerRegistry } from '../watch/index.js';
 import {
   AGGREGATE_TO_COMPOSITOR_LABEL,
   applyCompositeRole,
@@ -33,7 +34,7 @@ import {
   type CompositeFactoryInput,
   type RunningComposite,
 } from './runningControllers.js';
-import { watchXrds, xrdQueue } from './xrdQueue.js';
+import { XRD, xrdShell } from './xrdQueue.js';
 import { validateXrd } from './validate.js';
 import { deleteAll, DEFINITION_FIELD_MANAGER, XrdWriter, type XrdObject } from './xrdWriter.js';
 import { referenceableVersion, WAITING_FOR_XR_CRD } from './xrd.js';
@@ -82,34 +83,30 @@ export interface DefinitionControllerOptions {
  */
 export class DefinitionController implements Lifecycle {
   readonly name = CONTROLLER_NAME;
-  private readonly queue: ReconcileQueue;
+  private readonly shell: ControllerShell;
   private readonly running: RunningControllers;
   private readonly writer: XrdWriter;
-  private lease: InformerLease | undefined;
   private readonly clock: Clock;
   private readonly now: () => Date;
   /** Until start() resolves: marks an XRD cached at start as reconciled once. */
   private firstPassDone: ((key: string) => void) | undefined;
+  /** The XRDs cached at start, reconciled once when this resolves. */
+  private firstPass: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: DefinitionControllerOptions) {
     this.clock = options.clock ?? systemClock;
     this.now = () => dateOf(this.clock);
     this.writer = new XrdWriter(options.client, options.events);
-    this.queue = xrdQueue({
+    this.shell = xrdShell({
+      ...options,
       name: CONTROLLER_NAME,
-      metrics: options.metrics,
-      logger: options.logger,
       workers: 2,
-      limiter: options.reconcileLimiter,
       reconcile: (key, signal) => this.reconcile(key, signal),
+      ready: () => {
+        this.awaitFirstPass();
+      },
     });
-    this.running = new RunningControllers({
-      newComposite: options.newComposite,
-      cached: (key) => this.lease?.informer.store.get(key) as XrdObject | undefined,
-      metrics: options.metrics,
-      logger: options.logger,
-      stopDeadlineMs: options.stopDeadlineMs ?? 30_000,
-    });
+    this.running = new RunningControllers({ ...options, cached: (key) => this.cached(key) });
   }
 
   /** Names of the composite controllers running now. */
@@ -121,26 +118,32 @@ export class DefinitionController implements Lifecycle {
    * Starts the queue and resolves once every XRD cached at start has been reconciled once (bounded), so readiness
    * means the composite controllers of existing XRDs are running with synced caches, as after a restart.
    */
-  async start(): Promise<void> {
-    this.lease = await watchXrds(this.options.informers, this.queue);
-    const firstPass = new Set(this.lease.informer.store.keys());
-    const done = new Promise<void>((resolve) => {
+  async start(signal?: AbortSignal): Promise<void> {
+    await this.shell.start(signal);
+    await waitAtMost(this.clock, this.firstPass, FIRST_PASS_LIMIT_MS);
+    this.firstPassDone = undefined;
+  }
+
+  /** Stops taking XRD work, then stops every composite and claim controller, all within `deadline`. */
+  async stop(deadline: AbortSignal): Promise<void> {
+    await this.shell.stop(deadline);
+    await this.running.stopAll(deadline);
+  }
+
+  /** Before the first reconcile: the XRDs cached now are the ones start waits for. */
+  private awaitFirstPass(): void {
+    const firstPass = new Set(this.shell.store(XRD)?.keys());
+    this.firstPass = new Promise<void>((resolve) => {
       this.firstPassDone = (key): void => {
         firstPass.delete(key);
         if (firstPass.size === 0) resolve();
       };
       if (firstPass.size === 0) resolve();
     });
-    await this.queue.start();
-    await waitAtMost(this.clock, done, FIRST_PASS_LIMIT_MS);
-    this.firstPassDone = undefined;
   }
 
-  /** Stops taking XRD work, then stops every composite and claim controller, all within `deadline`. */
-  async stop(deadline: AbortSignal): Promise<void> {
-    await this.queue.stop(deadline);
-    await this.running.stopAll(deadline);
-    await this.lease?.release();
+  private cached(key: string): XrdObject | undefined {
+    return this.shell.store(XRD)?.get(key) as XrdObject | undefined;
   }
 
   private async reconcile(key: string, signal: AbortSignal): Promise<ReconcileResult> {
@@ -152,7 +155,7 @@ export class DefinitionController implements Lifecycle {
   }
 
   private async reconcileXrd(key: string, signal: AbortSignal): Promise<ReconcileResult> {
-    const xrd = this.lease?.informer.store.get(key) as XrdObject | undefined;
+    const xrd = this.cached(key);
     if (!xrd) {
       await this.running.stop(key, signal);
       return {};

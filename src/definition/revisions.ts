@@ -1,9 +1,14 @@
 import { controllerReference, type ObjectMeta, type OwnerReference } from '../apis/index.js';
-import { map, merge, mergeMap, tap, type Subscription } from 'rxjs';
-import type { Logger } from 'pino';
-import { dateOf, errorMessage, systemClock, type Clock } from '../base/index.js';
+import { dateOf, systemClock, type Clock } from '../base/index.js';
 import { OwnWrites } from '../circuitbreaker/index.js';
-import { sameCondition, setConditions, type Condition } from '../controller/index.js';
+import {
+  ControllerShell,
+  sameCondition,
+  setConditions,
+  watchKind,
+  type Condition,
+  type ControllerContext,
+} from '../controller/index.js';
 import {
   CONTENT_TYPE,
   Discovery,
@@ -11,20 +16,11 @@ import {
   KindNotServedError,
   isConflict,
   isNotFound,
-  type KubeClient,
   type KubeObject,
 } from '../kube/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
-import type { Metrics } from '../metrics/index.js';
-import { ReconcileQueue, type ReconcileLimiter, type ReconcileResult } from '../queue/index.js';
-import {
-  objectKey,
-  type IndexFunction,
-  type Informer,
-  type InformerLease,
-  type InformerRegistry,
-  type WatchEvent,
-} from '../watch/index.js';
+import type { ReconcileLimiter, ReconcileResult } from '../queue/index.js';
+import type { IndexFunction, InformerLease, WatchEvent } from '../watch/index.js';
 import { referencedRevision, revisionsToDelete } from './revisionGc.js';
 import { compositionHash } from './revisionHash.js';
 
@@ -97,11 +93,10 @@ interface RevisionChange {
   status?: Record<string, unknown>;
 }
 
-export interface CompositionRevisionControllerOptions {
-  client: KubeClient;
-  informers: InformerRegistry;
-  metrics: Metrics;
-  logger: Logger;
+export interface CompositionRevisionControllerOptions extends Pick<
+  ControllerContext,
+  'client' | 'informers' | 'metrics' | 'logger'
+> {
   /** --max-reconcile-rate: the process's one reconcile limiter, shared by every controller. */
   reconcileLimiter: ReconcileLimiter;
   /** --max-composition-revisions: revisions kept per Composition besides referenced ones; undefined keeps all. */
@@ -124,77 +119,49 @@ export interface CompositionRevisionControllerOptions {
  */
 export class CompositionRevisionController implements Lifecycle {
   readonly name = CONTROLLER_NAME;
-  private readonly queue: ReconcileQueue;
+  private readonly shell: ControllerShell;
   private readonly now: () => Date;
   /** This controller's writes to revisions, so a reconcile can wait for its last write's echo. */
   private readonly ownWrites = new OwnWrites();
-  private compositions: InformerLease<Composition> | undefined;
-  private revisions: InformerLease<CompositionRevision> | undefined;
-  private subscription: Subscription | undefined;
   private readonly discovery: Discovery;
 
   constructor(private readonly options: CompositionRevisionControllerOptions) {
     this.now = () => dateOf(options.clock ?? systemClock);
     this.discovery = new Discovery(options.client);
-    this.queue = new ReconcileQueue({
+    const { reconcileLimiter, workers = 2 } = options;
+    this.shell = new ControllerShell({
+      ...options,
       name: CONTROLLER_NAME,
-      metrics: options.metrics,
-      workers: options.workers ?? 2,
-      limiter: options.reconcileLimiter,
-      isConflict,
+      settings: { reconcileLimiter, workers },
+      watches: [
+        watchKind<Composition>({ kind: COMPOSITION }),
+        // A revision event concerns the Composition named by its label, so a deleted revision is recreated.
+        watchKind<CompositionRevision>({
+          kind: COMPOSITION_REVISION,
+          indexes: { [REVISIONS_BY_COMPOSITION_INDEX]: revisionsByComposition },
+          keys: (event) => {
+            this.noteEcho(event);
+            return revisionsByComposition(event.object);
+          },
+        }),
+      ],
       reconcile: (key, signal) => this.reconcile(key, signal),
-      onError: (key, err) => {
-        options.logger.warn(
-          { controller: CONTROLLER_NAME, composition: key, err: errorMessage(err, { cause: true }) },
-          'reconcile failed',
-        );
-      },
+      errors: { keyField: 'composition', level: 'warn', message: 'reconcile failed', causes: true },
     });
   }
 
   /** Watches Compositions and their revisions; resolves once both caches are synced (or `signal` aborts). */
-  async start(signal: AbortSignal): Promise<void> {
-    const { informers } = this.options;
-    this.compositions = await informers.acquire<Composition>(COMPOSITION.apiVersion, COMPOSITION.kind);
-    try {
-      this.revisions = await informers.acquire<CompositionRevision>(
-        COMPOSITION_REVISION.apiVersion,
-        COMPOSITION_REVISION.kind,
-      );
-    } catch (err) {
-      await this.compositions.release();
-      this.compositions = undefined;
-      throw err;
-    }
-    this.revisions.informer.store.addIndex(REVISIONS_BY_COMPOSITION_INDEX, revisionsByComposition);
-    // A revision event concerns the Composition named by its label, so a deleted revision is recreated.
-    this.subscription = merge(
-      this.compositions.informer.events$.pipe(map((event) => objectKey(event.object))),
-      this.revisions.informer.events$.pipe(
-        tap((event) => {
-          this.noteEcho(event);
-        }),
-        mergeMap((event) => revisionsByComposition(event.object)),
-      ),
-    ).subscribe((key) => {
-      this.queue.add(key);
-    });
-    const synced = Promise.all([this.compositions.informer.waitForSync(), this.revisions.informer.waitForSync()]);
-    await Promise.race([synced, aborted(signal)]);
-    // Shared informers may have synced before we subscribed; their objects then never arrive as events.
-    for (const key of this.compositions.informer.store.keys()) this.queue.add(key);
-    await this.queue.start();
+  start(signal: AbortSignal): Promise<void> {
+    return this.shell.start(signal);
   }
 
   /** Stops taking work, waits for in-flight reconciles (up to `deadline`) and releases both informers. */
-  async stop(deadline: AbortSignal): Promise<void> {
-    this.subscription?.unsubscribe();
-    await this.queue.stop(deadline);
-    await Promise.all([this.compositions?.release(), this.revisions?.release()]);
+  stop(deadline: AbortSignal): Promise<void> {
+    return this.shell.stop(deadline);
   }
 
   private async reconcile(key: string, signal: AbortSignal): Promise<ReconcileResult> {
-    const composition = this.compositions?.informer.store.get(key);
+    const composition = this.shell.store<Composition>(COMPOSITION)?.get(key);
     if (!composition || composition.metadata.deletionTimestamp) return {};
     try {
       const written = await this.sync(composition, signal);
@@ -230,7 +197,10 @@ export class CompositionRevisionController implements Lifecycle {
   /** Adopt, find or create the revision of the Composition's hash, number it latest, mark it valid. */
   private async sync(composition: Composition, signal: AbortSignal): Promise<CompositionRevision | undefined> {
     const hash = compositionHash(composition);
-    const listed = this.revisionInformer().store.byIndex(REVISIONS_BY_COMPOSITION_INDEX, composition.metadata.name);
+    const listed = this.revisionLease().informer.store.byIndex(
+      REVISIONS_BY_COMPOSITION_INDEX,
+      composition.metadata.name,
+    );
     const revisions: CompositionRevision[] = [];
     for (const revision of listed) revisions.push(await this.adopt(revision, composition, signal));
     const latest = Math.max(0, ...revisions.map(numberOf));
@@ -395,33 +365,16 @@ export class CompositionRevisionController implements Lifecycle {
   }
 
   private path(name?: string): string {
-    const lease = this.revisions;
-    if (!lease) throw new Error('the revision controller is not started');
-    const { groupVersionPath, plural } = lease.resource;
+    const { groupVersionPath, plural } = this.revisionLease().resource;
     return `${groupVersionPath}/${plural}${name === undefined ? '' : `/${name}`}`;
   }
 
-  private revisionInformer(): Informer<CompositionRevision> {
-    if (!this.revisions) throw new Error('the revision controller is not started');
-    return this.revisions.informer;
+  private revisionLease(): InformerLease<CompositionRevision> {
+    return this.shell.lease<CompositionRevision>(COMPOSITION_REVISION);
   }
 }
 
 function numberOf(revision: CompositionRevision): number {
   const n = revision.spec.revision;
   return typeof n === 'number' ? n : 0;
-}
-
-/** Resolves when `signal` aborts. */
-function aborted(signal: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve) => {
-    if (signal.aborted) resolve();
-    signal.addEventListener(
-      'abort',
-      () => {
-        resolve();
-      },
-      { once: true },
-    );
-  });
 }

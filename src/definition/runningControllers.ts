@@ -40,8 +40,8 @@ export interface RunningControllersOptions {
   cached: (key: string) => CachedXrd | undefined;
   metrics: Metrics;
   logger: Logger;
-  /** How long a controller stopped for a changed or deleted XRD may finish its in-flight reconciles. */
-  stopDeadlineMs: number;
+  /** How long a controller stopped for a changed or deleted XRD may finish its in-flight reconciles; default 30 s. */
+  stopDeadlineMs?: number;
   /** Added to the log lines, to tell a shard follower's controllers from the XRD controller's. */
   role?: string;
 }
@@ -163,7 +163,7 @@ export class RunningControllers {
   }
 
   private stopDeadline(signal: AbortSignal): AbortSignal {
-    return AbortSignal.any([signal, AbortSignal.timeout(this.options.stopDeadlineMs)]);
+    return AbortSignal.any([signal, AbortSignal.timeout(this.options.stopDeadlineMs ?? 30_000)]);
   }
 
   private line(text: string): string {

@@ -2,11 +2,12 @@ import type { Logger } from 'pino';
 import type { Condition } from '../controller/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
 import type { Metrics } from '../metrics/index.js';
-import type { ReconcileLimiter, ReconcileQueue, ReconcileResult } from '../queue/index.js';
-import type { InformerLease, InformerRegistry } from '../watch/index.js';
+import type { ControllerShell } from '../controller/index.js';
+import type { ReconcileLimiter, ReconcileResult } from '../queue/index.js';
+import type { InformerRegistry } from '../watch/index.js';
 import { RunningControllers, type CompositeFactoryInput, type RunningComposite } from './runningControllers.js';
 import type { CompositeResourceDefinition } from './xrd.js';
-import { watchXrds, xrdQueue } from './xrdQueue.js';
+import { XRD, xrdShell } from './xrdQueue.js';
 
 const CONTROLLER_NAME = 'follower/compositeresourcedefinition.apiextensions.crossplane.io';
 
@@ -56,28 +57,18 @@ export interface ShardFollowerOptions {
  */
 export class ShardFollower implements Lifecycle {
   readonly name = CONTROLLER_NAME;
-  private readonly queue: ReconcileQueue;
+  private readonly shell: ControllerShell;
   private readonly running: RunningControllers;
-  private lease: InformerLease | undefined;
 
   constructor(private readonly options: ShardFollowerOptions) {
-    this.queue = xrdQueue({
+    this.shell = xrdShell({
+      ...options,
       name: CONTROLLER_NAME,
-      metrics: options.metrics,
-      logger: options.logger,
       // One at a time: starts and stops of one XRD's controller must not overlap.
       workers: 1,
-      limiter: options.reconcileLimiter,
       reconcile: (key, signal) => this.reconcile(key, signal),
     });
-    this.running = new RunningControllers({
-      newComposite: options.newComposite,
-      cached: (key) => this.lease?.informer.store.get(key) as FollowedXrd | undefined,
-      metrics: options.metrics,
-      logger: options.logger,
-      stopDeadlineMs: options.stopDeadlineMs ?? 30_000,
-      role: 'shard follower',
-    });
+    this.running = new RunningControllers({ ...options, cached: (key) => this.cached(key), role: 'shard follower' });
   }
 
   /** Names of the composite controllers running now. */
@@ -85,19 +76,22 @@ export class ShardFollower implements Lifecycle {
     return this.running.names();
   }
 
-  async start(): Promise<void> {
-    this.lease = await watchXrds(this.options.informers, this.queue);
-    await this.queue.start();
+  start(signal?: AbortSignal): Promise<void> {
+    return this.shell.start(signal);
   }
 
+  /** Stops taking XRD work, then stops every composite controller, all within `deadline`. */
   async stop(deadline: AbortSignal): Promise<void> {
-    await this.queue.stop(deadline);
+    await this.shell.stop(deadline);
     await this.running.stopAll(deadline);
-    await this.lease?.release();
+  }
+
+  private cached(key: string): FollowedXrd | undefined {
+    return this.shell.store(XRD)?.get(key) as FollowedXrd | undefined;
   }
 
   private async reconcile(key: string, signal: AbortSignal): Promise<ReconcileResult> {
-    const xrd = this.lease?.informer.store.get(key) as FollowedXrd | undefined;
+    const xrd = this.cached(key);
     const running = this.running.get(key);
     const action = followAction(xrd, running);
     if (action === 'keep' && running && xrd) running.xrd = xrd;

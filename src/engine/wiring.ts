@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { ClaimController } from '../claim/index.js';
 import { CompositeController } from '../composite/index.js';
+import type { ControllerContext, ControllerSettings } from '../controller/index.js';
 import {
   CompositionRevisionController,
   DefinitionController,
@@ -18,7 +19,7 @@ import { ClientCertificate, FunctionPackageController, TlsSecrets } from '../pac
 import { UsageController } from '../usage/index.js';
 import { InformerRegistry, shardFilter } from '../watch/index.js';
 import type { EngineConfig } from './config.js';
-import { Engine } from './engine.js';
+import { Engine, type EngineParts } from './engine.js';
 import { builtinPolicy, FunctionCaller, runsExternally } from './functionCaller.js';
 
 export interface EngineOptions {
@@ -40,14 +41,14 @@ export interface EngineOptions {
 const USAGE_WAIT_INTERVAL_MS = 2_000;
 
 /**
- * What every controller of one engine shares: the client, the caches, the events, the metrics, the log, and the one
- * reconcile limiter, so --max-reconcile-rate bounds the whole process however many controllers run.
+ * What every controller of one engine shares: the client, the caches, the events, the metrics, the log (the
+ * controller context), and the queue settings holding the one reconcile limiter, so --max-reconcile-rate bounds the
+ * whole process however many controllers run.
  */
-interface Shared extends EngineOptions {
-  discovery: Discovery;
-  informers: InformerRegistry;
-  events: EventRecorder;
-  reconcileLimiter: ReconcileLimiter;
+export interface Shared {
+  context: ControllerContext;
+  settings: ControllerSettings;
+  config: EngineConfig;
 }
 
 /**
@@ -68,15 +69,24 @@ export function createEngine(options: EngineOptions): Engine {
   });
   // Events get a request budget of their own, as controller-runtime's event recorder has its own REST client.
   const events = new EventRecorder({ client, logger: log, limiter: client.separateBudget() });
-  const reconcileLimiter = new ReconcileLimiter(reconcileLimits(config.maxReconcileRate).reconciles);
-  const shared: Shared = { ...options, discovery, informers, events, reconcileLimiter };
-  // Sharded (docs/scaling.md), shard 0 also does the cluster-wide work, which must not be done twice.
-  const clusterWide = config.shardIndex === 0;
+  const shared: Shared = {
+    context: { client, discovery, informers, events, metrics, logger: log },
+    settings: {
+      reconcileLimiter: new ReconcileLimiter(reconcileLimits(config.maxReconcileRate).reconciles),
+      workers: config.maxConcurrentReconciles,
+    },
+    config,
+  };
   // Shard 0 runs the package controller and issues the client certificate; the other shards only read it.
   const runsPackages = config.packageRuntime === 'Deployment';
   const secrets = new TlsSecrets({ client, namespace: config.leaderElectionNamespace });
   const clientTls = runsPackages
-    ? new ClientCertificate({ secrets, namespace: config.leaderElectionNamespace, issue: clusterWide, logger: log })
+    ? new ClientCertificate({
+        secrets,
+        namespace: config.leaderElectionNamespace,
+        issue: config.shardIndex === 0,
+        logger: log,
+      })
     : undefined;
   const functions = new FunctionCaller({
     informers,
@@ -86,31 +96,39 @@ export function createEngine(options: EngineOptions): Engine {
     packageTls: clientTls,
     dialOverrides: options.functionDialOverrides,
   });
-  return new Engine({
-    informers,
-    events: shared.events,
-    clientTls,
+  return new Engine({ ...controllers(shared, functions.runner(), secrets), informers, events, clientTls, functions });
+}
+
+/**
+ * The controllers this process runs, from the flags. Sharded (docs/scaling.md), shard 0 also does the cluster-wide
+ * work, which must not be done twice: packages, revisions, usages and the XRD controller; the other shards follow.
+ */
+export function controllers(
+  shared: Shared,
+  runner: FunctionRunner,
+  secrets: TlsSecrets,
+): Omit<EngineParts, 'informers' | 'events' | 'clientTls' | 'functions'> {
+  const { config } = shared;
+  const clusterWide = config.shardIndex === 0;
+  const runsPackages = config.packageRuntime === 'Deployment';
+  return {
     packages: clusterWide && runsPackages ? packageController(shared, secrets) : undefined,
-    functions,
     nop: config.enableNopProvider ? nopProvider(shared) : undefined,
     revisions: clusterWide ? revisionController(shared) : undefined,
     usages: clusterWide && config.enableUsages ? usageController(shared) : undefined,
-    definitions: clusterWide
-      ? definitionController(shared, functions.runner())
-      : shardFollower(shared, functions.runner()),
-    log,
+    definitions: definitions(shared, runner),
+    log: shared.context.logger,
     shard: { index: config.shardIndex, count: config.shardCount },
-  });
+  };
 }
 
-/** The managed controllers' settings from the flags: --managed-poll-interval, and the engine's reconcile limiter. */
-export function managedSettings(config: EngineConfig, reconcileLimiter: ReconcileLimiter): ManagedControllerSettings {
+/** The managed controllers' settings from the flags: --managed-poll-interval, and the engine's queue settings. */
+export function managedSettings(config: EngineConfig, settings: ControllerSettings): ManagedControllerSettings {
   return {
     pollIntervalMs: config.managedPollIntervalMs,
     minPollIntervalMs: config.minPollIntervalMs,
     syncIntervalMs: config.syncIntervalMs,
-    reconcileLimiter,
-    workers: config.maxConcurrentReconciles,
+    ...settings,
   };
 }
 
@@ -119,91 +137,64 @@ export function managedSettings(config: EngineConfig, reconcileLimiter: Reconcil
  * election Lease (the chart sets the release namespace). Functions a built-in serves get no Deployment (chooseRuntime,
  * as the function runner decides); a Function with an explicit endpoint is left to whatever serves it there.
  */
-function packageController(shared: Shared, secrets: TlsSecrets): FunctionPackageController {
-  const { client, informers, log, config, events } = shared;
+function packageController({ context, settings, config }: Shared, secrets: TlsSecrets): FunctionPackageController {
   return new FunctionPackageController({
-    client,
+    ...context,
+    reconcileLimiter: settings.reconcileLimiter,
     secrets,
     namespace: config.leaderElectionNamespace,
-    logger: log,
-    informers,
-    events,
     builtins: builtinPolicy(config),
     isExternal: (fn) => runsExternally(fn, config.packageRuntime),
   });
 }
 
-function revisionController(shared: Shared): CompositionRevisionController {
-  const { client, informers, metrics, log, config, reconcileLimiter } = shared;
+function revisionController({ context, settings, config }: Shared): CompositionRevisionController {
   return new CompositionRevisionController({
-    client,
-    informers,
-    metrics,
-    logger: log,
-    reconcileLimiter,
+    ...context,
+    reconcileLimiter: settings.reconcileLimiter,
     maxRevisions: config.maxCompositionRevisions,
   });
 }
 
 /** Usages and ClusterUsages; the admission policy is applied at start unless the chart installs it (--install-crds). */
-function usageController(shared: Shared): UsageController {
-  const { client, discovery, informers, events, metrics, log, config, reconcileLimiter } = shared;
+function usageController({ context, settings, config }: Shared): UsageController {
   return new UsageController({
-    client,
-    discovery,
-    informers,
-    events,
-    metrics,
-    logger: log,
+    ...context,
     settings: {
+      ...settings,
       pollIntervalMs: config.pollIntervalMs,
       waitIntervalMs: USAGE_WAIT_INTERVAL_MS,
-      reconcileLimiter,
-      workers: config.maxConcurrentReconciles,
       installPolicy: config.installCrds,
     },
   });
 }
 
-function definitionController(shared: Shared, runner: FunctionRunner): DefinitionController {
-  const { client, informers, events, metrics, log, config, reconcileLimiter } = shared;
-  return new DefinitionController({
-    client,
-    informers,
-    events,
-    metrics,
-    logger: log,
-    reconcileLimiter,
+/**
+ * The XRD controller on shard 0; on the other shards the follower, which only runs their composite controllers. Both
+ * size their own pools; the limiter is the engine's.
+ */
+function definitions(shared: Shared, runner: FunctionRunner): DefinitionController | ShardFollower {
+  const { context, settings, config } = shared;
+  const common = {
+    ...context,
+    reconcileLimiter: settings.reconcileLimiter,
     stopDeadlineMs: config.gracefulShutdownTimeoutMs,
+    newComposite: compositeFactory(shared, runner),
+  };
+  if (config.shardIndex !== 0) return new ShardFollower(common);
+  return new DefinitionController({
+    ...common,
     manageCompositeRbac: config.manageCompositeRbac,
     ordering: config.enableComposedResourceOrdering,
-    newComposite: compositeFactory(shared, runner),
     newClaim: claimFactory(shared),
   });
 }
 
-function shardFollower(shared: Shared, runner: FunctionRunner): ShardFollower {
-  const { informers, metrics, log, config, reconcileLimiter } = shared;
-  return new ShardFollower({
-    informers,
-    metrics,
-    logger: log,
-    reconcileLimiter,
-    stopDeadlineMs: config.gracefulShutdownTimeoutMs,
-    newComposite: compositeFactory(shared, runner),
-  });
-}
-
 /** The built-in nop provider on the engine's informers, so a composite controller composing NopResources shares it. */
-function nopProvider(shared: Shared): NopProvider {
-  const { client, informers, events, metrics, log, config } = shared;
+function nopProvider({ context, settings, config }: Shared): NopProvider {
   return new NopProvider({
-    client,
-    informers,
-    events,
-    metrics,
-    logger: log,
-    settings: managedSettings(config, shared.reconcileLimiter),
+    ...context,
+    settings: managedSettings(config, settings),
     installCrd: config.installCrds,
     owns: shardFilter({ index: config.shardIndex, count: config.shardCount }),
   });
@@ -211,27 +202,20 @@ function nopProvider(shared: Shared): NopProvider {
 
 /** Builds the composite controller of one XRD, owning only this process's shard of its XRs. */
 function compositeFactory(
-  shared: Shared,
+  { context, settings, config }: Shared,
   runner: FunctionRunner,
 ): (input: CompositeFactoryInput) => CompositeController {
-  const { client, discovery, informers, events, metrics, log, config, reconcileLimiter } = shared;
   const owns = shardFilter({ index: config.shardIndex, count: config.shardCount });
   return (input) =>
     new CompositeController({
       ...input,
-      client,
-      discovery,
-      informers,
+      ...context,
       runner,
-      events,
-      metrics,
-      logger: log,
       settings: {
+        ...settings,
         pollIntervalMs: config.pollIntervalMs,
         minPollIntervalMs: config.minPollIntervalMs,
         realtime: config.enableRealtimeCompositions,
-        reconcileLimiter,
-        workers: config.maxConcurrentReconciles,
         fairQueue: config.fairQueue,
         maxConcurrentApplies: config.maxConcurrentApplies,
         maxComposedResources: config.maxComposedResources,
@@ -248,17 +232,6 @@ function compositeFactory(
 }
 
 /** Builds the claim controller of an XRD that offers claims. */
-function claimFactory(shared: Shared): (input: ClaimFactoryInput) => ClaimController {
-  const { client, discovery, informers, events, metrics, log, config, reconcileLimiter } = shared;
-  return (input) =>
-    new ClaimController({
-      ...input,
-      client,
-      discovery,
-      informers,
-      events,
-      metrics,
-      logger: log,
-      settings: { workers: config.maxConcurrentReconciles, reconcileLimiter },
-    });
+function claimFactory({ context, settings }: Shared): (input: ClaimFactoryInput) => ClaimController {
+  return (input) => new ClaimController({ ...input, ...context, settings });
 }

@@ -2,11 +2,12 @@
 // `revisionActivationPolicy` says, pruned past `revisionHistoryLimit`; the active revision's runtime (runtime.ts);
 // conditions and status on both. A change to a Function (seen through the shared Function informer) starts a pass at
 // once; otherwise a pass runs every `resyncMs` while a runtime is not healthy (Deployments are not watched: that
-// would take cluster-wide rights) and every `idleResyncMs` once all are. A pass that finds nothing to change writes
+// would take cluster-wide rights) and every `idleResyncMs` once all are. A pass is the reconcile of one key in the
+// controller kit's shell, so passes never overlap and a change during a pass runs one more after it. A pass that finds nothing to change writes
 // nothing. Whether a Function runs as a package at all is chooseRuntime's decision, the one the function runner
 // makes: one a built-in serves gets no Deployment, and every Function's Runtime condition says which way it runs.
 import type { Logger } from 'pino';
-import type { Subscription } from 'rxjs';
+import { of } from 'rxjs';
 import { chooseRuntime, DEFAULT_BUILTIN_POLICY, type BuiltinPolicy, type RuntimeChoice } from '../functions/index.js';
 import {
   CONTENT_TYPE,
@@ -16,10 +17,19 @@ import {
   type EventSink,
   type KubeClient,
 } from '../kube/index.js';
-import type { InformerLease, InformerRegistry } from '../watch/index.js';
-import { dateOf, errorMessage, systemClock, type Clock, type Timer } from '../base/index.js';
-import { sameConditions, setConditions, type ConditionTime } from '../controller/index.js';
+import type { InformerRegistry } from '../watch/index.js';
+import { dateOf, errorMessage, systemClock, type Clock } from '../base/index.js';
+import {
+  ControllerShell,
+  sameConditions,
+  setConditions,
+  watchKind,
+  type ConditionTime,
+  type Watch,
+} from '../controller/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
+import type { Metrics } from '../metrics/index.js';
+import type { ReconcileLimiter, ReconcileResult } from '../queue/index.js';
 import { conditionOf, health, installed, packageHealth, runtime, RUNTIME } from './conditions.js';
 import { FUNCTION, FUNCTION_REVISION, LABEL_PARENT_PACKAGE, revisionName, serverSecretName } from './names.js';
 import { FunctionRuntime } from './runtime.js';
@@ -28,12 +38,17 @@ import type { Condition, FunctionPackage, FunctionRevision } from './types.js';
 
 const FUNCTIONS = '/apis/pkg.crossplane.io/v1/functions';
 const REVISIONS = '/apis/pkg.crossplane.io/v1/functionrevisions';
+/** The one key of the controller's queue: a pass over every Function. */
+const PASS = 'functions';
 
 export interface FunctionPackageControllerOptions {
   client: KubeClient;
   /** compositor's namespace: where runtimes, Services and Secrets go. */
   namespace: string;
   logger: Logger;
+  metrics: Metrics;
+  /** --max-reconcile-rate: the process's one reconcile limiter; each pass takes one token. */
+  reconcileLimiter: ReconcileLimiter;
   /**
    * --builtin-functions and --builtin-function-registries: Functions a built-in serves (chooseRuntime) are marked
    * Installed and Healthy and get no Deployment. Default: on, upstream's locations.
@@ -51,7 +66,7 @@ export interface FunctionPackageControllerOptions {
   resyncMs?: number;
   /** Between passes once every runtime is healthy. Default 1m. */
   idleResyncMs?: number;
-  /** The resync timer and status times; the system clock unless given. */
+  /** The delay between passes and status times; the system clock unless given. */
   clock?: Clock;
 }
 
@@ -67,20 +82,27 @@ export class FunctionPackageController implements Lifecycle {
   readonly name = 'packages/function.pkg.crossplane.io';
   private readonly secrets: TlsSecrets;
   private readonly runtime: FunctionRuntime;
-  private timer: Timer | undefined;
-  private running: Promise<void> | undefined;
-  private readonly abort = new AbortController();
-  private lease: InformerLease | undefined;
-  private subscription: Subscription | undefined;
-  /** A pass was asked for while one ran: run another once it ends. */
-  private again = false;
-  /** Every Function's runtime was healthy at the end of the last pass. */
-  private settled = false;
+  private readonly shell: ControllerShell;
+  /** Resolves when the first pass has run. */
+  private firstPassDone: () => void = () => undefined;
+  private readonly firstPass = new Promise<void>((resolve) => (this.firstPassDone = resolve));
 
   constructor(private readonly options: FunctionPackageControllerOptions) {
     this.secrets =
       options.secrets ?? new TlsSecrets({ client: options.client, namespace: options.namespace, clock: options.clock });
     this.runtime = new FunctionRuntime({ client: options.client, namespace: options.namespace, secrets: this.secrets });
+    const watches: Watch[] = [{ keys$: of(PASS) }];
+    if (options.informers) {
+      watches.push(watchKind({ kind: FUNCTION, keys: (event) => (event.type === 'resync' ? [] : [PASS]) }));
+    }
+    this.shell = new ControllerShell({
+      ...options,
+      name: this.name,
+      settings: { reconcileLimiter: options.reconcileLimiter, workers: 1 },
+      watches,
+      reconcile: (_key, signal) => this.reconcilePass(signal),
+      errors: { keyField: 'pass', level: 'warn' },
+    });
   }
 
   /**
@@ -88,82 +110,41 @@ export class FunctionPackageController implements Lifecycle {
    * fails for a Function it cannot run yet (its Healthy condition and the log say why): the engine must start even
    * where the Secrets or runtime objects cannot be written yet (no namespace, missing rights), and passes retry.
    */
-  async start(): Promise<void> {
-    if (this.options.informers) {
-      this.lease = await this.options.informers.acquire(FUNCTION.apiVersion, FUNCTION.kind);
-      await this.lease.informer.waitForSync();
-    }
-    this.running = this.pass();
-    await this.running;
-    this.schedule();
-    this.subscription = this.lease?.informer.events$.subscribe((event) => {
-      if (event.type !== 'resync') this.kick();
-    });
-  }
-
-  /** Runs a pass now, or right after the one in flight. */
-  private kick(): void {
-    if (this.abort.signal.aborted) return;
-    if (this.running !== undefined) {
-      this.again = true;
-      return;
-    }
-    this.timer?.cancel();
-    this.running = this.pass().finally(() => {
-      this.running = undefined;
-      if (!this.again) {
-        this.schedule();
-        return;
-      }
-      this.again = false;
-      this.kick();
-    });
-  }
-
-  /** Arms the resync timer: soon while a runtime is not healthy, rarely once all are. */
-  private schedule(): void {
-    this.running = undefined;
-    this.timer?.cancel();
-    if (this.abort.signal.aborted) return;
-    const every = this.settled ? (this.options.idleResyncMs ?? 60_000) : (this.options.resyncMs ?? 5_000);
-    this.timer = (this.options.clock ?? systemClock).setTimer(() => {
-      this.kick();
-    }, every);
+  async start(signal?: AbortSignal): Promise<void> {
+    await this.shell.start(signal);
+    await this.firstPass;
   }
 
   /** Stops the passes; waits for one in flight until `deadline` aborts, then aborts its requests. */
   async stop(deadline: AbortSignal): Promise<void> {
-    this.timer?.cancel();
-    this.subscription?.unsubscribe();
-    const onDeadline = (): void => {
-      this.abort.abort();
-    };
-    if (deadline.aborted) onDeadline();
-    deadline.addEventListener('abort', onDeadline, { once: true });
-    this.abort.abort();
-    await this.running?.catch(() => undefined);
-    deadline.removeEventListener('abort', onDeadline);
-    await this.lease?.release();
-    this.lease = undefined;
+    await this.shell.stop(deadline);
+    this.firstPassDone();
   }
 
-  /** One pass over every Function; a failure of one is logged and does not stop the others. */
-  async pass(): Promise<void> {
-    const signal = this.abort.signal;
+  /** One pass, then the next one soon while a runtime is not healthy, rarely once all are. */
+  private async reconcilePass(signal: AbortSignal): Promise<ReconcileResult> {
+    const settled = await this.pass(signal).finally(() => {
+      this.firstPassDone();
+    });
+    return { requeueAfterMs: settled ? (this.options.idleResyncMs ?? 60_000) : (this.options.resyncMs ?? 5_000) };
+  }
+
+  /** One pass over every Function; a failure of one is logged and does not stop the others. True when all settled. */
+  async pass(signal: AbortSignal): Promise<boolean> {
     const items = await this.listFunctions(signal).catch((err: unknown) => {
       this.options.logger.warn({ controller: this.name, err: String(err) }, 'cannot list Functions');
       return undefined;
     });
     let settled = items !== undefined;
     for (const fn of items ?? []) {
-      if (signal.aborted) return;
+      if (signal.aborted) return false;
       const done = await this.reconcile(fn, signal).catch(async (err: unknown) => {
         await this.reportFailure(fn, err, signal);
         return false;
       });
       settled &&= done;
     }
-    this.settled = settled;
+    return settled;
   }
 
   /**
@@ -184,7 +165,8 @@ export class FunctionPackageController implements Lifecycle {
   }
 
   private async listFunctions(signal: AbortSignal): Promise<FunctionPackage[]> {
-    if (this.lease) return this.lease.informer.store.list();
+    const cached = this.shell.store(FUNCTION);
+    if (cached) return cached.list();
     const list = await this.options.client.request<{ items: FunctionPackage[] }>('GET', FUNCTIONS, { signal });
     return list.items;
   }

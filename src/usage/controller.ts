@@ -1,35 +1,35 @@
-import type { Subscription } from 'rxjs';
-import type { Logger } from 'pino';
-import { errorMessage } from '../base/index.js';
-import { isConflict, type Discovery, type EventSink, type KubeClient } from '../kube/index.js';
+import {
+  ControllerShell,
+  watchKind,
+  type ControllerContext,
+  type ControllerSettings,
+  type KindWatch,
+} from '../controller/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
-import type { Metrics } from '../metrics/index.js';
-import { ReconcileQueue, type ReconcileLimiter } from '../queue/index.js';
-import { objectKey, type InformerLease, type InformerRegistry } from '../watch/index.js';
+import { objectKey } from '../watch/index.js';
 import { UsageObjects } from './objects.js';
 import { ensureUsagePolicy } from './policy.js';
 import { UsageReconciler, type UsageTiming } from './reconciler.js';
-import { USAGE_KINDS, type Usage, type UsageKind } from './types.js';
+import { USAGE_KINDS, type Usage } from './types.js';
 
-export interface UsageControllerOptions {
-  client: KubeClient;
-  discovery: Discovery;
-  informers: InformerRegistry;
-  events: EventSink;
-  metrics: Metrics;
-  logger: Logger;
-  settings: UsageTiming & {
-    /** --max-reconcile-rate: the process's one reconcile limiter, shared by every controller. */
-    reconcileLimiter: ReconcileLimiter;
-    /** --max-concurrent-reconciles. */
-    workers: number;
-    /** Apply the admission policy and its binding at start (--install-crds; the chart renders them itself). */
-    installPolicy: boolean;
-  };
+export interface UsageControllerOptions extends ControllerContext {
+  settings: UsageTiming &
+    ControllerSettings & {
+      /** Apply the admission policy and its binding at start (--install-crds; the chart renders them itself). */
+      installPolicy: boolean;
+    };
 }
 
 /** The controller label of its queue's metrics. */
 export const USAGE_CONTROLLER_NAME = 'usage/usages.protection.crossplane.io';
+
+/** A Usage's key: `<Kind>|<namespace/name>`, so both kinds share one queue. Nothing to do once one is gone. */
+function usageWatch(kind: (typeof USAGE_KINDS)[number]): KindWatch {
+  return watchKind<Usage>({
+    kind,
+    keys: (event) => (event.type === 'delete' ? [] : [`${kind.kind}|${objectKey(event.object)}`]),
+  });
+}
 
 /**
  * Usages and ClusterUsages (protection.crossplane.io/v1beta1): one queue over both kinds' informers, keyed
@@ -42,33 +42,24 @@ export const USAGE_CONTROLLER_NAME = 'usage/usages.protection.crossplane.io';
  * await usages.stop(AbortSignal.timeout(30_000));
  */
 export class UsageController implements Lifecycle {
-  private readonly queue: ReconcileQueue;
-  private readonly logger: Logger;
-  private readonly leases = new Map<UsageKind, InformerLease<Usage>>();
-  private readonly subscriptions: Subscription[] = [];
-  private readonly reconciler: UsageReconciler;
+  private readonly shell: ControllerShell;
 
   constructor(private readonly options: UsageControllerOptions) {
-    const { settings } = options;
-    this.logger = options.logger.child({ controller: USAGE_CONTROLLER_NAME });
-    this.reconciler = new UsageReconciler({
+    const logger = options.logger.child({ controller: USAGE_CONTROLLER_NAME });
+    const reconciler = new UsageReconciler({
       objects: new UsageObjects(options.client, options.discovery),
       find: (key) => this.find(key),
-      all: () => [...this.leases.values()].flatMap((lease) => lease.informer.store.list()),
+      all: () => USAGE_KINDS.flatMap((kind) => this.shell.store<Usage>(kind)?.list() ?? []),
       events: options.events,
-      logger: this.logger,
-      timing: settings,
+      logger,
+      timing: options.settings,
     });
-    this.queue = new ReconcileQueue({
+    this.shell = new ControllerShell({
+      ...options,
       name: USAGE_CONTROLLER_NAME,
-      metrics: options.metrics,
-      workers: settings.workers,
-      limiter: settings.reconcileLimiter,
-      isConflict,
-      reconcile: (key, signal) => this.reconciler.reconcile(key, signal),
-      onError: (key, err) => {
-        this.logger.info({ usage: key, err: errorMessage(err) }, 'reconcile failed; backing off');
-      },
+      watches: USAGE_KINDS.map(usageWatch),
+      reconcile: (key, signal) => reconciler.reconcile(key, signal),
+      errors: { keyField: 'usage' },
     });
   }
 
@@ -76,34 +67,17 @@ export class UsageController implements Lifecycle {
   async start(signal?: AbortSignal): Promise<void> {
     const { options } = this;
     if (options.settings.installPolicy) await ensureUsagePolicy(options.client, options.discovery, signal);
-    for (const { apiVersion, kind } of USAGE_KINDS) {
-      const lease = await options.informers.acquire<Usage>(apiVersion, kind);
-      this.leases.set(kind, lease);
-      this.subscriptions.push(
-        lease.informer.events$.subscribe((event) => {
-          // Nothing to do once a Usage is gone: its finalizer made it wait for the last step.
-          if (event.type !== 'delete') this.queue.add(`${kind}|${objectKey(event.object)}`);
-        }),
-      );
-      if (lease.informer.hasSynced) {
-        for (const usage of lease.informer.store.list()) this.queue.add(`${kind}|${objectKey(usage)}`);
-      }
-    }
-    for (const lease of this.leases.values()) await lease.informer.waitForSync();
-    await this.queue.start();
+    await this.shell.start(signal);
   }
 
   /** Stops taking work, waits for in-flight reconciles until `deadline` aborts, and releases the informers. */
   async stop(deadline: AbortSignal): Promise<void> {
-    for (const subscription of this.subscriptions.splice(0)) subscription.unsubscribe();
-    await this.queue.stop(deadline);
-    for (const lease of this.leases.values()) await lease.release();
-    this.leases.clear();
+    await this.shell.stop(deadline);
   }
 
   private find(key: string): Usage | undefined {
     const bar = key.indexOf('|');
-    const lease = this.leases.get(key.slice(0, bar) as UsageKind);
-    return lease?.informer.store.get(key.slice(bar + 1));
+    const kind = USAGE_KINDS.find((k) => k.kind === key.slice(0, bar));
+    return kind && this.shell.store<Usage>(kind)?.get(key.slice(bar + 1));
   }
 }

@@ -13,6 +13,7 @@ export {
   type WatchOptions,
 } from './listerWatcher.js';
 export { Informer, type InformerOptions } from './informer.js';
+export { withReplay } from './replay.js';
 export { InformerRegistry, type InformerLease, type InformerRegistryOptions } from './registry.js';
 export {
   SHORT_WATCH_MS,

@@ -5,6 +5,7 @@ import type { KubeObject } from '../kube/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
 import { objectKey, resourceVersionOf, type WatchEvent } from './events.js';
 import type { ListerWatcher, RawEventType, WatchHandle } from './listerWatcher.js';
+import { withReplay } from './replay.js';
 import { ObjectStore } from './store.js';
 import { trimForCache } from './trim.js';
 import { SHORT_WATCH_MS, SilenceWatchdog, silenceLimitMs, watchTimeoutSeconds } from './watchDeadline.js';
@@ -73,8 +74,12 @@ export class Informer<T extends KubeObject = KubeObject> implements Lifecycle {
     this.random = options.random ?? Math.random;
   }
 
+  /**
+   * Every change, for as long as the informer runs. A subscriber gets the cache replayed first, as `initial` adds
+   * (see withReplay), so one that joins a shared informer late misses nothing and needs no list of its own.
+   */
   get events$(): Observable<WatchEvent<T>> {
-    return this.subject.asObservable();
+    return withReplay(() => this.store.list(), this.subject.asObservable());
   }
 
   get hasSynced(): boolean {
@@ -195,7 +200,7 @@ export class Informer<T extends KubeObject = KubeObject> implements Lifecycle {
       const key = objectKey(object);
       seen.add(key);
       const old = this.store.set(object);
-      if (!old) this.emit({ type: 'add', object });
+      if (!old) this.emit(this.synced ? { type: 'add', object } : { type: 'add', object, initial: true });
       else if (resourceVersionOf(old) !== resourceVersionOf(object))
         this.emit({ type: 'update', object, oldObject: old, afterGap: true });
     }

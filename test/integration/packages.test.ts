@@ -10,6 +10,8 @@ import { DEFAULT_BUILTIN_REGISTRIES } from '../../src/functions/index.js';
 import { FunctionCaller } from '../../src/engine/index.js';
 import { Discovery, ensureCrds, type KubeClient } from '../../src/kube/index.js';
 import { createMetrics } from '../../src/metrics/index.js';
+import { reconcileLimits } from '../../src/base/index.js';
+import { ReconcileLimiter } from '../../src/queue/index.js';
 import { InformerRegistry } from '../../src/watch/index.js';
 import {
   ClientCertificate,
@@ -109,6 +111,8 @@ describe('Function packages (integration)', function () {
       secrets,
       namespace: NS,
       logger,
+      metrics: createMetrics({ processMetrics: false }),
+      reconcileLimiter: new ReconcileLimiter(reconcileLimits(10).reconciles),
       resyncMs: 300,
       idleResyncMs: 300,
     });
@@ -332,6 +336,8 @@ describe('Function packages where the Secrets cannot be written yet (integration
       secrets,
       namespace: ns,
       logger,
+      metrics: createMetrics({ processMetrics: false }),
+      reconcileLimiter: new ReconcileLimiter(reconcileLimits(10).reconciles),
       resyncMs: 300,
       idleResyncMs: 300,
     });

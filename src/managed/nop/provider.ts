@@ -1,11 +1,9 @@
 import type { Logger } from 'pino';
 import { crdsDir, loadCrds, type CustomResourceDefinition } from '../../apis/index.js';
 import { systemClock, type Clock } from '../../base/index.js';
-import { ensureCrds, getIfExists, KindNotServedError, type EventSink, type KubeClient } from '../../kube/index.js';
+import { ensureCrds, getIfExists, KindNotServedError } from '../../kube/index.js';
 import type { Lifecycle } from '../../lifecycle/index.js';
-import type { Metrics } from '../../metrics/index.js';
-import type { InformerRegistry } from '../../watch/index.js';
-import { ManagedController, type ManagedControllerSettings } from '../controller.js';
+import { ManagedController, type ManagedContext, type ManagedControllerSettings } from '../controller.js';
 import { NopConnector } from './connector.js';
 import { crossplanePackageOwner } from './packageOwner.js';
 import { NopExternalSystem } from './system.js';
@@ -14,12 +12,7 @@ import { NOP_FEATURE, NOP_PROVIDER, NOP_TYPES, nopCrdName, type NopResource, typ
 const CRD_TIMEOUT_MS = 60_000;
 const CRDS_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 
-export interface NopProviderOptions {
-  client: KubeClient;
-  informers: InformerRegistry;
-  events: EventSink;
-  metrics: Metrics;
-  logger: Logger;
+export interface NopProviderOptions extends ManagedContext {
   settings: ManagedControllerSettings;
   /** --install-crds: create the NopResource CRDs that are absent (existing ones are left alone). */
   installCrd: boolean;
@@ -64,13 +57,7 @@ export class NopProvider implements Lifecycle {
           type: { apiVersion: type.apiVersion, kind: type.kind, plural: type.plural },
           provider: NOP_PROVIDER,
           connector,
-          client: options.client,
-          informers: options.informers,
-          events: options.events,
-          metrics: options.metrics,
-          logger: options.logger,
-          settings: options.settings,
-          owns: options.owns,
+          ...options,
           clock,
         }),
     );

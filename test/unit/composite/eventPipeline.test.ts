@@ -135,6 +135,24 @@ describe('composite/CompositeEventPipeline', () => {
     await pipeline.stop();
   });
 
+  it('joining shared caches late, spreads the settled XRs they hold, and runs none for the revisions they hold', async () => {
+    const { informers, pipeline, keys, later } = setup({
+      initialDelayMs: (object) => (object.metadata.name === 'settled' ? 90_000 : undefined),
+    });
+    // Another controller's informers, synced long before this pipeline starts (a composite controller restarted
+    // while the claim controller and the revision controller keep the XR and revision watches).
+    const xrs = informers.informer(XR.apiVersion, XR.kind);
+    xrs.seed(xr('settled', { crossplane: { compositionRevisionRef: { name: 'app-1' } } }));
+    xrs.seed(xr('unsettled', { crossplane: { compositionRef: { name: 'app' } } }));
+    informers
+      .informer(REVISION.apiVersion, REVISION.kind)
+      .seed({ ...REVISION, metadata: { name: 'app-1', labels: { 'crossplane.io/composition-name': 'app' } } });
+    await pipeline.start();
+    expect(later, 'the settled XR waits for its spread').to.deep.equal([['default/settled', 90_000]]);
+    expect(keys, 'the unsettled XR goes at once, and once').to.deep.equal(['default/unsettled']);
+    await pipeline.stop();
+  });
+
   it('maps a composed resource to its controller, the XRs that list it and those that required it', async () => {
     const { informers, pipeline, keys } = setup();
     const xrs = informers.informer(XR.apiVersion, XR.kind);

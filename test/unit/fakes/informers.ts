@@ -1,6 +1,6 @@
 // In-memory informers for unit tests: a real ObjectStore per kind and a Subject of watch events the test drives.
 // Nothing watches anything: `add`, `update`, `delete` and `resync` change the store and emit the event, as an
-// informer would on a watch event.
+// informer would on a watch event; a subscriber gets the cache replayed first, as from a real informer.
 import { Subject, type Observable } from 'rxjs';
 import type { KubeObject } from '../../../src/kube/index.js';
 import {
@@ -9,6 +9,7 @@ import {
   type InformerLease,
   type InformerRegistry,
   type WatchEvent,
+  withReplay,
 } from '../../../src/watch/index.js';
 
 export class FakeInformer<T extends KubeObject = KubeObject> {
@@ -24,7 +25,7 @@ export class FakeInformer<T extends KubeObject = KubeObject> {
   }
 
   get events$(): Observable<WatchEvent<T>> {
-    return this.subject.asObservable();
+    return withReplay(() => this.store.list(), this.subject.asObservable());
   }
 
   get hasSynced(): boolean {
@@ -45,9 +46,10 @@ export class FakeInformer<T extends KubeObject = KubeObject> {
     this.markSynced();
   }
 
+  /** Before `sync`, an add is part of the first list (`initial`), as an informer's first list is. */
   add(object: T): void {
     this.store.set(object);
-    this.subject.next({ type: 'add', object });
+    this.subject.next(this.synced ? { type: 'add', object } : { type: 'add', object, initial: true });
   }
 
   update(object: T): void {

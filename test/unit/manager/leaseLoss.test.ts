@@ -9,7 +9,7 @@ import type { Lifecycle } from '../../../src/lifecycle/index.js';
 import { LeadershipLostError, Manager, type Elector } from '../../../src/manager/index.js';
 import { createMetrics, type Metrics } from '../../../src/metrics/index.js';
 import { ReconcileLimiter, ReconcileQueue } from '../../../src/queue/index.js';
-import { ObjectStore, type InformerLease, type InformerRegistry } from '../../../src/watch/index.js';
+import { ObjectStore, withReplay, type InformerLease, type InformerRegistry } from '../../../src/watch/index.js';
 import { settle } from '../watch/fakeListerWatcher.js';
 
 // A leader that cannot renew its lease gives up at the renew deadline; a standby may take the lease over once the
@@ -94,7 +94,13 @@ function xrdInformers(): InformerRegistry {
     status: { conditions: [{ type: 'Established', status: 'True', observedGeneration: 1 }] },
   });
   const lease = {
-    informer: { store, events$: NEVER, hasSynced: true, waitForSync: () => Promise.resolve() },
+    // As a real informer, it replays its cache to each subscriber.
+    informer: {
+      store,
+      events$: withReplay(() => store.list(), NEVER),
+      hasSynced: true,
+      waitForSync: () => Promise.resolve(),
+    },
     resource: { groupVersionPath: '/apis/apiextensions.crossplane.io/v1', plural: 'xrds', namespaced: false },
     release: () => Promise.resolve(),
   };
