@@ -25,6 +25,7 @@ export const SAME_NAME_FLAGS: readonly string[] = [
   'enable-realtime-compositions',
   'enable-function-response-cache',
   'enable-usages',
+  'enable-operations',
   'xfn-cache-max-ttl',
 ];
 
@@ -110,11 +111,6 @@ export const IGNORED_FLAGS: readonly IgnoredFlagDefinition[] = [
   { flags: '--enable-signature-verification', kind: 'boolean', reason: NO_PACKAGES },
   { flags: '--enable-deployment-runtime-configs', kind: 'boolean', reason: NO_PACKAGES },
   { flags: '--enable-custom-to-managed-resource-conversion', kind: 'boolean', reason: NO_PACKAGES },
-  {
-    flags: '--enable-operations',
-    kind: 'boolean',
-    reason: 'compositor runs no Operations, CronOperations or WatchOperations',
-  },
   { flags: '--enable-pipeline-inspector', kind: 'boolean', reason: 'compositor has no pipeline inspector' },
   { flags: '--pipeline-inspector-socket', kind: 'text', reason: 'compositor has no pipeline inspector' },
   {

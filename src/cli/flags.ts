@@ -324,6 +324,14 @@ export const START_FLAGS: readonly FlagDefinition[] = [
       'Serve Usages and ClusterUsages (protection.crossplane.io/v1beta1): label what they name crossplane.io/in-use and refuse its deletion with a ValidatingAdmissionPolicy (no webhook), deletion ordering and replayDeletion. As Crossplane v2, on by default.',
   },
   {
+    name: 'enable-operations',
+    key: 'enableOperations',
+    kind: 'boolean',
+    default: 'false',
+    description:
+      "Run Operations, CronOperations and WatchOperations (ops.crossplane.io/v1alpha1): function pipelines that run once to completion, on a schedule or on a watched resource's change. As Crossplane v2's alpha feature, off by default.",
+  },
+  {
     name: 'max-composition-revisions',
     key: 'maxCompositionRevisions',
     kind: 'positiveInteger',

@@ -41,6 +41,8 @@ export interface EngineConfig {
   enableNopProvider: boolean;
   /** --enable-usages: the Usage controller and its admission policy (shard 0). */
   enableUsages: boolean;
+  /** --enable-operations: the Operation, CronOperation and WatchOperation controllers (shard 0). */
+  enableOperations: boolean;
   /** How long a composite controller restarted for a changed XRD may finish its in-flight reconciles. */
   gracefulShutdownTimeoutMs: number;
 }

@@ -129,6 +129,9 @@ export function kubeActiveRevision(client: KubeClient): ActiveRevisionLookup {
       },
     );
     const active = (list.items ?? []).find((r) => r.spec?.desiredState === 'Active');
-    return active ? { name: active.metadata.name, capabilities: active.status?.capabilities ?? [] } : undefined;
+    const capabilities = active?.status?.capabilities ?? [];
+    // No capabilities listed: not read from the package (compositor's package controller reads no metadata; upstream's
+    // lists "composition" for a package that declares none), so nothing is known to refuse, as with no revision.
+    return active && capabilities.length > 0 ? { name: active.metadata.name, capabilities } : undefined;
   };
 }

@@ -92,6 +92,7 @@ describe('cli/program', () => {
       maxCompositionRevisions: 10,
       enableNopProvider: false,
       enableUsages: true,
+      enableOperations: false,
       gracefulShutdownTimeoutMs: 30_000,
       idleHeapCompaction: true,
       ignoredFlags: [],
@@ -217,6 +218,7 @@ describe('cli/program', () => {
     },
     '--enable-nop-provider': { args: ['--enable-nop-provider'], want: { enableNopProvider: true } },
     '--enable-usages=false': { args: ['--enable-usages=false'], want: { enableUsages: false } },
+    '--enable-operations': { args: ['--enable-operations'], want: { enableOperations: true } },
     '--graceful-shutdown-timeout': {
       args: ['--graceful-shutdown-timeout=5s'],
       want: { gracefulShutdownTimeoutMs: 5_000 },

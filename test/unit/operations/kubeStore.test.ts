@@ -74,4 +74,15 @@ describe('operations/KubeOpsStore', () => {
       capabilities: ['operation'],
     });
   });
+  it('finds no revision to check when the active one lists no capabilities (none read from its package)', async () => {
+    const server = new FakeApiServer(KINDS);
+    server.put({
+      apiVersion: 'pkg.crossplane.io/v1',
+      kind: 'FunctionRevision',
+      metadata: { name: 'fn-abc', labels: { 'pkg.crossplane.io/package': 'fn' } },
+      spec: { desiredState: 'Active' },
+      status: { capabilities: [] },
+    });
+    expect(await kubeActiveRevision(server.client)('fn', signal)).to.equal(undefined);
+  });
 });
