@@ -84,11 +84,7 @@ export class OperationsController implements Lifecycle {
 
   constructor(options: OperationsControllerOptions) {
     const ownWrites = new OwnWrites();
-    const store = new KubeOpsStore(options.client, options.discovery, {
-      onApplied: (written) => {
-        ownWrites.record(written);
-      },
-    });
+    const store = new KubeOpsStore(options.client, options.discovery, { ownWrites });
     const { events } = options;
     this.watched = new WatchedControllers({ ...options, store, ownWrites });
     const operation = new OperationReconciler({ ...options, store, events });

@@ -2,7 +2,13 @@
 // informer of the watched kind, whose events pass watchDecision.triggers into the queue of a WatchedReconciler that
 // reads the watched objects from that informer's cache (upstream's per-WatchOperation "watched" controller).
 import type { OwnWrites } from '../circuitbreaker/index.js';
-import { ControllerShell, watchKind, type ControllerContext, type ControllerSettings } from '../controller/index.js';
+import {
+  ControllerShell,
+  watchKind,
+  type ControllerContext,
+  type ControllerSettings,
+  type Keys,
+} from '../controller/index.js';
 import { objectKey } from '../watch/index.js';
 import type { OpsStore } from './store.js';
 import type { WatchedObject, WatchOperation, WatchSpec } from './types.js';
@@ -14,7 +20,7 @@ export interface WatchedControllersOptions extends ControllerContext {
   settings: ControllerSettings;
   store: OpsStore;
   /** What Operations applied: their echoes start no Operation. */
-  ownWrites: Pick<OwnWrites, 'isEcho'>;
+  ownWrites: Pick<OwnWrites, 'isEcho' | 'pending'>;
   /** How long a watch being stopped may finish its reconciles in flight. */
   stopDeadlineMs: number;
 }
@@ -74,6 +80,13 @@ export class WatchedControllers implements Watches {
     const { options } = this;
     const kind = kindOf(watch);
     const isEcho = (object: WatchedObject): boolean => options.ownWrites.isEcho(object);
+    // The API server often sends a write's event before its response: an event about an object an Operation is
+    // writing is judged once that write settled, when its result is known.
+    const keys = (event: WatchedEvent): Keys => {
+      const judge = (): string[] => (triggers(watch, event, isEcho) ? [objectKey(event.object)] : []);
+      const pending = options.ownWrites.pending(event.object);
+      return pending ? pending.then(judge) : judge();
+    };
     const reconciler = new WatchedReconciler({
       store: options.store,
       events: options.events,
@@ -86,7 +99,7 @@ export class WatchedControllers implements Watches {
       watches: [
         watchKind({
           kind,
-          keys: (event) => (triggers(watch, event as unknown as WatchedEvent, isEcho) ? [objectKey(event.object)] : []),
+          keys: (event) => keys(event as unknown as WatchedEvent),
         }),
       ],
       reconcile: (key, signal) => reconciler.reconcile(key, signal),
