@@ -9,14 +9,15 @@ import {
   type ControllerSettings,
   type Keys,
 } from '../controller/index.js';
-import { objectKey } from '../watch/index.js';
+import { objectKey, type InformerRegistry } from '../watch/index.js';
 import type { OpsStore } from './store.js';
 import type { WatchedObject, WatchOperation, WatchSpec } from './types.js';
 import { selects, triggers, type WatchedEvent } from './watchDecision.js';
 import { WatchedReconciler } from './watchedReconciler.js';
 import type { Watches } from './watchOperationReconciler.js';
 
-export interface WatchedControllersOptions extends ControllerContext {
+export interface WatchedControllersOptions extends Pick<ControllerContext, 'events' | 'metrics' | 'logger'> {
+  informers: Pick<InformerRegistry, 'acquire'>;
   settings: ControllerSettings;
   store: OpsStore;
   /** What Operations applied: their echoes start no Operation. */
