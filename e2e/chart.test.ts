@@ -366,6 +366,27 @@ describe('charts/compositor', function () {
     });
   });
 
+  it('grants the ops.crossplane.io kinds only with operations.enabled (--enable-operations)', async () => {
+    const opsRules = (manifests: readonly Manifest[]): string[][] =>
+      (only(manifests, 'ClusterRole', 'compositor:system').rules ?? [])
+        .filter((rule) => rule.apiGroups.includes('ops.crossplane.io'))
+        .map((rule) => rule.resources);
+    expect(opsRules(await render())).to.deep.equal([]);
+    const enabled = await render('--set', 'operations.enabled=true');
+    expect(container(enabled).args).to.include('--enable-operations=true');
+    expect(opsRules(enabled)).to.deep.equal([
+      [
+        'operations',
+        'operations/status',
+        'cronoperations',
+        'cronoperations/status',
+        'watchoperations',
+        'watchoperations/status',
+        'watchoperations/finalizers',
+      ],
+    ]);
+  });
+
   it('turns leader election and the PodDisruptionBudget on when replicas > 1, whatever leaderElection.enabled says', async () => {
     const manifests = await render('--set', 'replicas=3', '--set', 'leaderElection.enabled=false');
     expect(container(manifests).args).to.include('--leader-election=true');

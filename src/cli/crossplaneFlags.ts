@@ -26,6 +26,7 @@ export const SAME_NAME_FLAGS: readonly string[] = [
   'enable-function-response-cache',
   'enable-usages',
   'enable-composed-resource-ordering',
+  'enable-operations',
   'xfn-cache-max-ttl',
 ];
 
@@ -111,11 +112,6 @@ export const IGNORED_FLAGS: readonly IgnoredFlagDefinition[] = [
   { flags: '--enable-signature-verification', kind: 'boolean', reason: NO_PACKAGES },
   { flags: '--enable-deployment-runtime-configs', kind: 'boolean', reason: NO_PACKAGES },
   { flags: '--enable-custom-to-managed-resource-conversion', kind: 'boolean', reason: NO_PACKAGES },
-  {
-    flags: '--enable-operations',
-    kind: 'boolean',
-    reason: 'compositor runs no Operations, CronOperations or WatchOperations',
-  },
   { flags: '--enable-pipeline-inspector', kind: 'boolean', reason: 'compositor has no pipeline inspector' },
   { flags: '--pipeline-inspector-socket', kind: 'text', reason: 'compositor has no pipeline inspector' },
   {

@@ -332,6 +332,14 @@ export const START_FLAGS: readonly FlagDefinition[] = [
       'Alpha, as Crossplane: create a composed resource once every resource functions say it depends on is Ready, and delete it (on garbage collection and XR deletion) once nothing depending on it remains, in reverse order from the graph kept in resourceRefs (docs/ordering.md).',
   },
   {
+    name: 'enable-operations',
+    key: 'enableOperations',
+    kind: 'boolean',
+    default: 'false',
+    description:
+      "Run Operations, CronOperations and WatchOperations (ops.crossplane.io/v1alpha1): function pipelines that run once to completion, on a schedule or on a watched resource's change. As Crossplane v2's alpha feature, off by default.",
+  },
+  {
     name: 'max-composition-revisions',
     key: 'maxCompositionRevisions',
     kind: 'positiveInteger',

@@ -4,7 +4,7 @@
 export { childName, isValidComposedName } from './names.js';
 export { mapLimited } from './limitedParallel.js';
 export { COMPOSITION_REVISION, CompositeEventPipeline, type CompositeEventPipelineOptions } from './eventPipeline.js';
-export { isRequired, type RequiredWatch } from './requiredResources.js';
+export { apiResourceFetcher, isRequired, type RequiredWatch } from './requiredResources.js';
 export {
   ComposedResourceError,
   controllerOf,

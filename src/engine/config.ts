@@ -43,6 +43,8 @@ export interface EngineConfig {
   enableUsages: boolean;
   /** --enable-composed-resource-ordering (alpha): composite controllers order by the graph functions declare. */
   enableComposedResourceOrdering: boolean;
+  /** --enable-operations: the Operation, CronOperation and WatchOperation controllers (shard 0). */
+  enableOperations: boolean;
   /** How long a composite controller restarted for a changed XRD may finish its in-flight reconciles. */
   gracefulShutdownTimeoutMs: number;
 }

@@ -26,6 +26,8 @@ export interface EngineParts {
   revisions?: Lifecycle;
   /** The Usage controller (--enable-usages) and its admission policy; cluster-wide, so on shard 0 only. */
   usages?: Lifecycle;
+  /** The Operation, CronOperation and WatchOperation controllers (--enable-operations); on shard 0 only. */
+  operations?: Lifecycle;
   /** The XRD controller on shard 0; on the other shards a follower that only runs their composite controllers. */
   definitions: Lifecycle & { controllers(): string[] };
   log: Logger;
@@ -66,6 +68,7 @@ export class Engine implements Runnable {
       ...(options.nop ? [options.nop] : []),
       ...(options.revisions ? [options.revisions] : []),
       ...(options.usages ? [options.usages] : []),
+      ...(options.operations ? [options.operations] : []),
       options.definitions,
     ];
   }

@@ -135,8 +135,11 @@ export class FunctionCaller implements Lifecycle {
     await this.functionRevisionLease?.release();
   }
 
-  /** The runner stack of every composite controller; built once per engine, before start. */
-  runner(): FunctionRunner {
+  /**
+   * The runner stack of every composite controller; built once per engine, before start. `responseCache: false`:
+   * without the response cache, for Operations, which run their functions every time.
+   */
+  runner(options: { responseCache?: boolean } = {}): FunctionRunner {
     const { config, metrics } = this.options;
     const router = new RoutingRunner({
       builtins: builtinFunctions(),
@@ -161,7 +164,8 @@ export class FunctionCaller implements Lifecycle {
       remote: { run: (call) => this.runRemote(call) },
     });
     // Measured below the cache: function_run_seconds counts calls that ran, not answers served from the cache.
-    const { enableFunctionResponseCache: enabled, xfnCacheMaxTtlMs: maxTtlMs } = config;
+    const { xfnCacheMaxTtlMs: maxTtlMs } = config;
+    const enabled = config.enableFunctionResponseCache && options.responseCache !== false;
     const cached = withResponseCache(new MeasuredRunner(router, metrics.functionRun), { enabled, maxTtlMs });
     // Outermost, so nothing past a limit is cached, digested or read by the pipeline.
     return new LimitedRunner(cached, { maxComposedResources: config.maxComposedResources });

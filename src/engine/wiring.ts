@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { ClaimController } from '../claim/index.js';
-import { CompositeController } from '../composite/index.js';
+import { apiResourceFetcher, CompositeController } from '../composite/index.js';
 import type { ControllerContext, ControllerSettings } from '../controller/index.js';
 import {
   CompositionRevisionController,
@@ -15,6 +15,7 @@ import { NopProvider, type ManagedControllerSettings } from '../managed/index.js
 import type { Metrics } from '../metrics/index.js';
 import { reconcileLimits } from '../base/index.js';
 import { ReconcileLimiter } from '../queue/index.js';
+import { kubeActiveRevision, OperationsController } from '../operations/index.js';
 import { ClientCertificate, FunctionPackageController, TlsSecrets } from '../packages/index.js';
 import { UsageController } from '../usage/index.js';
 import { InformerRegistry, shardFilter } from '../watch/index.js';
@@ -49,6 +50,12 @@ export interface Shared {
   context: ControllerContext;
   settings: ControllerSettings;
   config: EngineConfig;
+}
+
+/** The function runner stacks: the composite controllers', and the Operations' (without the response cache). */
+export interface Runners {
+  composite: FunctionRunner;
+  operations: FunctionRunner;
 }
 
 /**
@@ -96,7 +103,14 @@ export function createEngine(options: EngineOptions): Engine {
     packageTls: clientTls,
     dialOverrides: options.functionDialOverrides,
   });
-  return new Engine({ ...controllers(shared, functions.runner(), secrets), informers, events, clientTls, functions });
+  const runners = { composite: functions.runner(), operations: functions.runner({ responseCache: false }) };
+  return new Engine({
+    ...controllers(shared, runners, secrets),
+    informers,
+    events,
+    clientTls,
+    functions,
+  });
 }
 
 /**
@@ -105,7 +119,7 @@ export function createEngine(options: EngineOptions): Engine {
  */
 export function controllers(
   shared: Shared,
-  runner: FunctionRunner,
+  runners: Runners,
   secrets: TlsSecrets,
 ): Omit<EngineParts, 'informers' | 'events' | 'clientTls' | 'functions'> {
   const { config } = shared;
@@ -116,7 +130,8 @@ export function controllers(
     nop: config.enableNopProvider ? nopProvider(shared) : undefined,
     revisions: clusterWide ? revisionController(shared) : undefined,
     usages: clusterWide && config.enableUsages ? usageController(shared) : undefined,
-    definitions: definitions(shared, runner),
+    operations: clusterWide && config.enableOperations ? operationsController(shared, runners.operations) : undefined,
+    definitions: definitions(shared, runners.composite),
     log: shared.context.logger,
     shard: { index: config.shardIndex, count: config.shardCount },
   };
@@ -197,6 +212,21 @@ function nopProvider({ context, settings, config }: Shared): NopProvider {
     settings: managedSettings(config, settings),
     installCrd: config.installCrds,
     owns: shardFilter({ index: config.shardIndex, count: config.shardCount }),
+  });
+}
+
+/**
+ * The ops controllers (--enable-operations), cluster-wide, so on shard 0 only. Operations run their functions every
+ * time (`runner` has no response cache); required resources are looked up cluster-wide.
+ */
+function operationsController({ context, settings, config }: Shared, runner: FunctionRunner): OperationsController {
+  return new OperationsController({
+    ...context,
+    settings,
+    runner,
+    fetcher: apiResourceFetcher(context.client, context.discovery, { namespace: undefined }),
+    activeRevision: kubeActiveRevision(context.client),
+    stopDeadlineMs: config.gracefulShutdownTimeoutMs,
   });
 }
 

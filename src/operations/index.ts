@@ -48,3 +48,5 @@ export {
   type Watches,
 } from './watchOperationReconciler.js';
 export { ownerOf, specChanged, type OpsEvent } from './eventFilters.js';
+export { OperationsController, OPS_CONTROLLER_NAMES, type OperationsControllerOptions } from './controllers.js';
+export { WatchedControllers, watchedControllerName, type WatchedControllersOptions } from './watchedControllers.js';

@@ -9,6 +9,7 @@ import {
   type Discovery,
   type KubeClient,
 } from '../kube/index.js';
+import type { OwnWrites } from '../circuitbreaker/index.js';
 import { PACKAGE_LABEL } from '../functions/index.js';
 import type { ActiveRevisionLookup } from './capabilities.js';
 import type { AppliedObject, OpsKind, OpsObject, OpsObjectOf, OpsStore } from './store.js';
@@ -33,10 +34,11 @@ function selectorOf(labels: Record<string, string>): string {
 
 export interface KubeOpsStoreOptions {
   /**
-   * Told of each object an Operation applied, as stored: the engine records it (OwnWrites) so that a WatchOperation
-   * does not start an Operation for the echo of an Operation's own write.
+   * Runs each apply of what an Operation returns and records what was written: the engine's OwnWrites, so that a
+   * WatchOperation does not start an Operation for the echo of an Operation's own write, even when the API server
+   * delivers the echo before the apply's response (the watch holds events about an object while a write is in flight).
    */
-  onApplied?: (written: AppliedObject) => void;
+  ownWrites?: Pick<OwnWrites, 'track'>;
 }
 
 export class KubeOpsStore implements OpsStore {
@@ -96,8 +98,9 @@ export class KubeOpsStore implements OpsStore {
   }
 
   async apply(object: AppliedObject, fieldManager: string, signal: AbortSignal): Promise<void> {
-    const written = await serverSideApply(this.client, this.discovery, object, { fieldManager, signal });
-    this.options.onApplied?.(written);
+    const write = (): Promise<AppliedObject> =>
+      serverSideApply(this.client, this.discovery, object, { fieldManager, signal });
+    await (this.options.ownWrites ? this.options.ownWrites.track(object, write) : write());
   }
 
   async getSecret(namespace: string, name: string, signal: AbortSignal): Promise<Record<string, string> | undefined> {
@@ -129,6 +132,9 @@ export function kubeActiveRevision(client: KubeClient): ActiveRevisionLookup {
       },
     );
     const active = (list.items ?? []).find((r) => r.spec?.desiredState === 'Active');
-    return active ? { name: active.metadata.name, capabilities: active.status?.capabilities ?? [] } : undefined;
+    const capabilities = active?.status?.capabilities ?? [];
+    // No capabilities listed: not read from the package (compositor's package controller reads no metadata; upstream's
+    // lists "composition" for a package that declares none), so nothing is known to refuse, as with no revision.
+    return active && capabilities.length > 0 ? { name: active.metadata.name, capabilities } : undefined;
   };
 }

@@ -303,7 +303,10 @@ export class FunctionPackageController implements Lifecycle {
   private async reconcileActive(revision: FunctionRevision, signal: AbortSignal): Promise<boolean> {
     const { endpoint, health: runtime } = await this.runtime.ensure(revision, signal);
     const conditions = [health('RevisionHealthy', true), health('RuntimeHealthy', runtime.healthy, runtime.message)];
-    await this.writeStatus(revisionStatusOf(revision), conditions, { endpoint, capabilities: ['composition'] }, signal);
+    // compositor reads no package metadata, so the capabilities the package declares are unknown: an empty list says
+    // so (upstream's revisions always list some: a package declaring none gets "composition"), and the Operation
+    // capability check passes such a revision as it passes a function without one (docs/operations.md).
+    await this.writeStatus(revisionStatusOf(revision), conditions, { endpoint, capabilities: [] }, signal);
     return runtime.healthy === true;
   }
 

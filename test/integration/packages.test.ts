@@ -173,7 +173,7 @@ describe('Function packages (integration)', function () {
         return r;
       });
       expect(revision.status?.endpoint).to.equal(`dns:///${FN}.${NS}:9443`);
-      expect(revision.status?.capabilities).to.deep.equal(['composition']);
+      expect(revision.status?.capabilities).to.deep.equal([]);
 
       const tls = clientTls.current();
       if (tls === undefined) throw new Error(`no client certificate: ${clientTls.problem()}`);

@@ -145,6 +145,7 @@ passed (compositor uses the pod's ServiceAccount).
   (list "manage-composite-rbac" $v.rbac.manageCompositeRoles)
   (list "enable-nop-provider" $v.nopProvider.enabled)
   (list "enable-usages" $v.usages.enabled)
+  (list "enable-operations" $v.operations.enabled)
   (list "managed-poll-interval" $v.managed.pollInterval)
 }}
 {{- $args := list "start" "--install-crds=false" }}

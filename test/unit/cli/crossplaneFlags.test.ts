@@ -146,8 +146,8 @@ describe('cli/crossplane flags', () => {
 
   it('lists each ignored flag given once, in any value form, and still starts', async () => {
     const { code, stderr, config } = await start([
-      '--enable-operations',
-      '--enable-operations=false',
+      '--enable-pipeline-inspector',
+      '--enable-pipeline-inspector=false',
       '--webhook-port',
       '9443',
       '--registry=',
@@ -159,7 +159,7 @@ describe('cli/crossplane flags', () => {
     expect(config?.ignoredFlags.map((f) => f.flag)).to.deep.equal([
       '--namespace',
       '--webhook-port',
-      '--enable-operations',
+      '--enable-pipeline-inspector',
       '--registry',
     ]);
   });
@@ -167,13 +167,13 @@ describe('cli/crossplane flags', () => {
   it('logs one warning per ignored flag, naming it and why it has no effect', () => {
     const lines: string[] = [];
     const log = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
-    const reason = IGNORED_FLAGS.find((f) => f.flags === '--enable-operations')?.reason ?? '';
-    warnIgnoredFlags([{ flag: '--enable-operations', reason }], log);
+    const reason = IGNORED_FLAGS.find((f) => f.flags === '--enable-pipeline-inspector')?.reason ?? '';
+    warnIgnoredFlags([{ flag: '--enable-pipeline-inspector', reason }], log);
     expect(lines).to.have.length(1);
     const entry = JSON.parse(lines[0] ?? '{}') as { level: number; flag: string; msg: string };
     expect(entry.level).to.equal(40);
-    expect(entry.flag).to.equal('--enable-operations');
-    expect(entry.msg).to.include('--enable-operations').and.include(reason);
+    expect(entry.flag).to.equal('--enable-pipeline-inspector');
+    expect(entry.msg).to.include('--enable-pipeline-inspector').and.include(reason);
   });
 
   it('rejects a Crossplane flag with a value Crossplane would reject, naming it (exit code 2)', async () => {

@@ -93,6 +93,7 @@ describe('cli/program', () => {
       enableNopProvider: false,
       enableUsages: true,
       enableComposedResourceOrdering: false,
+      enableOperations: false,
       gracefulShutdownTimeoutMs: 30_000,
       idleHeapCompaction: true,
       ignoredFlags: [],
@@ -222,6 +223,7 @@ describe('cli/program', () => {
       want: { enableComposedResourceOrdering: true },
     },
     '--enable-usages=false': { args: ['--enable-usages=false'], want: { enableUsages: false } },
+    '--enable-operations': { args: ['--enable-operations'], want: { enableOperations: true } },
     '--graceful-shutdown-timeout': {
       args: ['--graceful-shutdown-timeout=5s'],
       want: { gracefulShutdownTimeoutMs: 5_000 },

@@ -15,6 +15,7 @@ import type { EngineConfig } from '../../../src/engine/index.js';
 import { controllers, type Shared } from '../../../src/engine/wiring.js';
 import { Discovery, RecordingEventSink, type KubeClient } from '../../../src/kube/index.js';
 import { NopProvider } from '../../../src/managed/index.js';
+import { OperationsController } from '../../../src/operations/index.js';
 import { createMetrics } from '../../../src/metrics/index.js';
 import { FunctionPackageController, TlsSecrets } from '../../../src/packages/index.js';
 import { reconcileLimits } from '../../../src/base/index.js';
@@ -49,7 +50,8 @@ function shared(flags: Partial<EngineConfig>): Shared {
 function wire(flags: Partial<EngineConfig>): { parts: ReturnType<typeof controllers>; shared: Shared } {
   const built = shared(flags);
   const secrets = new TlsSecrets({ client: built.context.client, namespace: 'crossplane-system' });
-  return { parts: controllers(built, new FakeRunner(() => ({})), secrets), shared: built };
+  const runner = new FakeRunner(() => ({}));
+  return { parts: controllers(built, { composite: runner, operations: runner }, secrets), shared: built };
 }
 
 /** The options a controller was built with: where each one keeps its limiter and pool size. */
@@ -113,6 +115,16 @@ describe('engine/controllers: which controllers run with which flags', () => {
       reason: '--enable-usages=false: no Usage controller and no admission policy',
       flags: { enableUsages: false },
       want: { usages: undefined },
+    },
+    operations: {
+      reason: '--enable-operations: the Operation, CronOperation and WatchOperation controllers run on shard 0',
+      flags: { enableOperations: true },
+      want: { operations: OperationsController },
+    },
+    'operations on a shard other than 0': {
+      reason: 'the ops controllers are cluster-wide work: shard 1 of 2 runs none',
+      flags: { enableOperations: true, shardIndex: 1, shardCount: 2 },
+      want: { operations: undefined },
     },
     'nop provider': {
       reason: '--enable-nop-provider: the built-in provider runs, on every shard',

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { OwnWrites } from '../../../src/circuitbreaker/index.js';
 import { KubeOpsStore, kubeActiveRevision, type AppliedObject, type Operation } from '../../../src/operations/index.js';
 import { CORE_KINDS, FakeApiServer } from '../fakes/apiServer.js';
 import { signal } from './fakes.js';
@@ -47,15 +48,17 @@ describe('operations/KubeOpsStore', () => {
 
   it('applies under the field manager it is given and reports what was written', async () => {
     const server = new FakeApiServer(KINDS);
-    const written: AppliedObject[] = [];
-    const store = new KubeOpsStore(server.client, server.discovery, { onApplied: (o) => written.push(o) });
+    const ownWrites = new OwnWrites();
+    const store = new KubeOpsStore(server.client, server.discovery, { ownWrites });
     const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'default' }, data: { a: '1' } };
     await store.apply(cm, 'ops.crossplane.io/operation/uid-1', signal);
     expect(server.writes().at(-1)?.query).to.deep.include({
       fieldManager: 'ops.crossplane.io/operation/uid-1',
       force: true,
     });
-    expect(written.map((o) => o.metadata.name)).to.deep.equal(['c']);
+    // What was written is recorded: its watch event is known as the echo of an Operation's own write.
+    const stored = await server.client.request<AppliedObject>('GET', '/api/v1/namespaces/default/configmaps/c');
+    expect(ownWrites.isEcho(stored)).to.equal(true);
   });
 
   it("finds a Function's active revision and its capabilities", async () => {
@@ -73,5 +76,16 @@ describe('operations/KubeOpsStore', () => {
       name: 'fn-new',
       capabilities: ['operation'],
     });
+  });
+  it('finds no revision to check when the active one lists no capabilities (none read from its package)', async () => {
+    const server = new FakeApiServer(KINDS);
+    server.put({
+      apiVersion: 'pkg.crossplane.io/v1',
+      kind: 'FunctionRevision',
+      metadata: { name: 'fn-abc', labels: { 'pkg.crossplane.io/package': 'fn' } },
+      spec: { desiredState: 'Active' },
+      status: { capabilities: [] },
+    });
+    expect(await kubeActiveRevision(server.client)('fn', signal)).to.equal(undefined);
   });
 });
