@@ -14,11 +14,9 @@ export interface ActiveRevision {
 /** Finds the active FunctionRevision of a Function (by its parent-package label); undefined when it has none. */
 export type ActiveRevisionLookup = (functionName: string, signal: AbortSignal) => Promise<ActiveRevision | undefined>;
 
-/** Crossplane's fuzzy match: case and every character but letters and digits ignored. */
+/** Whether a revision lists the capability: exactly as written, as internal/xfn/capabilities.go compares them. */
 export function hasCapability(capabilities: readonly string[], wanted: string): boolean {
-  const fuzz = (text: string): string => text.replace(/[^a-zA-Z0-9]+/g, '').toLowerCase();
-  const key = fuzz(wanted);
-  return capabilities.some((c) => fuzz(c) === key);
+  return capabilities.includes(wanted);
 }
 
 /**
