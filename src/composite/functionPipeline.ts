@@ -1,6 +1,7 @@
 import { assertNesting } from '../base/index.js';
 import type { Xr } from '../controller/index.js';
 import {
+  RememberedRequirements,
   RequirementsRunner,
   runPipeline,
   type FunctionRunner,
@@ -44,6 +45,8 @@ export interface FunctionPipelineOptions {
   runner: FunctionRunner;
   /** --enable-composed-resource-ordering: the steps are sent, and may return, dependencies. */
   ordering?: boolean;
+  /** Steps (XR and step) whose last requirements seed the next run's first call; DEFAULT_REMEMBERED_REQUIREMENTS. */
+  rememberedRequirements?: number;
 }
 
 /**
@@ -72,7 +75,12 @@ function recording(inner: FunctionRunner, sent: Map<string, Resources>): Functio
  * the requirements loop fetching from the API server, Secrets read for functions that ask for credentials.
  */
 export class FunctionPipeline implements CompositionPipeline {
-  constructor(private readonly options: FunctionPipelineOptions) {}
+  /** What each step of each XR required last run, so a function whose requirements hold is called once. */
+  private readonly remembered: RememberedRequirements;
+
+  constructor(private readonly options: FunctionPipelineOptions) {
+    this.remembered = new RememberedRequirements(options.rememberedRequirements);
+  }
 
   async run(
     xr: Xr,
@@ -106,7 +114,7 @@ export class FunctionPipeline implements CompositionPipeline {
     return runPipeline(
       { steps: revision.spec?.pipeline ?? [], observed: state, ordering: this.options.ordering === true },
       {
-        runner: new RequirementsRunner(inner, fetcher),
+        runner: new RequirementsRunner(inner, fetcher, this.remembered.forXr(xr.metadata.uid)),
         getSecret: (namespace, name) => this.getSecret(namespace, name, signal),
         signal,
       },

@@ -37,6 +37,11 @@ export {
   RequirementsRunner,
   type RequiredResourceFetcher,
 } from './requirements.js';
+export {
+  DEFAULT_REMEMBERED_REQUIREMENTS,
+  RememberedRequirements,
+  type RequirementsMemory,
+} from './rememberedRequirements.js';
 export { CachingRunner, withResponseCache, type CacheDeps } from './cache.js';
 export { MeasuredRunner } from './measuredRunner.js';
 export {

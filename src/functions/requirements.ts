@@ -1,11 +1,13 @@
-// The requirements loop (Crossplane's FetchingFunctionRunner): the step's declared requirements (bootstrap) are
-// fetched and sent on the first call; then, while a function's requirements change, fetch what it asks for and call it
-// again, at most 5 extra calls. The request's meta.tag is not recomputed between calls. What one call may ask for is
-// bounded (selectors and objects), as a function that asks for every ConfigMap in the cluster would otherwise hold a
-// worker and the API client's budget for as long as the list takes, and the XR's memory with it.
+// The requirements loop (Crossplane's FetchingFunctionRunner): the step's declared requirements (bootstrap), and
+// what the step required last run for the same XR, are fetched and sent on the first call; then, while a function's
+// requirements change, fetch what it asks for and call it again, at most 5 extra calls. A function that asks again
+// for what it was seeded with is called once. The request's meta.tag is not recomputed between calls. What one call
+// may ask for is bounded (selectors and objects), as a function that asks for every ConfigMap in the cluster would
+// otherwise hold a worker and the API client's budget for as long as the list takes, and the XR's memory with it.
 import { assertNesting, errorMessage } from '../base/index.js';
 import { FunctionCallError } from './errors.js';
 import { sameMessage } from './hash.js';
+import type { RequirementsMemory } from './rememberedRequirements.js';
 import type { FunctionCall, FunctionRunner } from './runner.js';
 import type {
   Requirements,
@@ -116,24 +118,31 @@ function alreadySent(sent: RunFunctionRequest, resolved: Resolved): boolean {
 }
 
 export class RequirementsRunner implements FunctionRunner {
+  /** memory: what each step of this XR required last run, to seed the first call with (none: nothing is seeded). */
   constructor(
     private readonly inner: FunctionRunner,
     private readonly fetcher: RequiredResourceFetcher,
+    private readonly memory?: RequirementsMemory,
   ) {}
 
   async run(call: FunctionCall): Promise<RunFunctionResponse> {
-    const seeded = await this.bootstrapped(call);
-    let request: RunFunctionRequest = seeded;
-    let previous: Requirements | undefined;
+    const bootstrapped = await this.bootstrapped(call);
+    const seed = await this.seeded(call, bootstrapped);
+    const first = seed?.request ?? bootstrapped;
+    let request = first;
+    // Seeded with last run's requirements, the loop ends after one call when the function asks for them again.
+    let previous: Requirements | undefined = seed?.requirements;
     for (let i = 0; i <= MAX_REQUIREMENTS_ITERATIONS; i++) {
       const rsp = await this.inner.run({ ...call, request });
+      // Nothing is remembered from a FATAL response: the function did not get to act on its requirements.
       if ((rsp.results ?? []).some((r) => r.severity === 'SEVERITY_FATAL')) return rsp;
       const requirements = isEmpty(rsp.requirements) ? undefined : rsp.requirements;
-      if (sameMessage(requirements, previous)) return rsp;
+      if (sameMessage(requirements, previous)) return this.remember(call, requirements, rsp);
       previous = requirements;
-      const resolved = await this.resolve(call, requirements, seeded);
-      // The first call was seeded (bootstrap requirements, last reconcile's) with exactly what it asks for.
-      if (i === 0 && alreadySent(seeded, resolved)) return rsp;
+      // Each round starts again from the bootstrapped request: what an earlier round fetched is not kept.
+      const resolved = await this.resolve(call, requirements, bootstrapped);
+      // The first call was seeded (bootstrap requirements) with exactly what it asks for.
+      if (i === 0 && alreadySent(first, resolved)) return this.remember(call, requirements, rsp);
       request = { ...request, ...resolved, context: rsp.context };
     }
     throw new FunctionCallError(
@@ -141,6 +150,34 @@ export class RequirementsRunner implements FunctionRunner {
       call.step,
       `requirements didn't stabilize after the maximum number of iterations (${MAX_REQUIREMENTS_ITERATIONS})`,
     );
+  }
+
+  private remember(
+    call: FunctionCall,
+    requirements: Requirements | undefined,
+    rsp: RunFunctionResponse,
+  ): RunFunctionResponse {
+    this.memory?.set(call.step ?? call.functionName, requirements);
+    return rsp;
+  }
+
+  /**
+   * The first request with what the step required last run fetched into it, as the loop would fetch it for a
+   * second call: those reads replace the second call's. Best effort, as upstream's: when they cannot be fetched
+   * (a kind since uninstalled, past a bound) the first call goes unseeded and the loop asks the function.
+   */
+  private async seeded(
+    call: FunctionCall,
+    bootstrapped: RunFunctionRequest,
+  ): Promise<{ request: RunFunctionRequest; requirements: Requirements } | undefined> {
+    const requirements = this.memory?.get(call.step ?? call.functionName);
+    if (requirements === undefined) return undefined;
+    try {
+      const resolved = await this.resolve(call, requirements, bootstrapped);
+      return { request: { ...bootstrapped, ...resolved }, requirements };
+    } catch {
+      return undefined;
+    }
   }
 
   /**
