@@ -4,23 +4,22 @@
 // as the Operation its template makes; --watched-resource injects the watched resource into every step, as the
 // WatchOperation controller does. Functions run as `compositor render` runs them (functionStack), through the same
 // runPipeline the Operation controller uses. A problem with an input is one line naming the file, and exit code 1.
-import {
-  RequirementsRunner,
-  runPipeline,
-  type BuiltinFunction,
-  type JsonObject,
-  type PipelineEvent,
-} from '../functions/index.js';
+import { RequirementsRunner, runPipeline, type BuiltinFunction, type JsonObject } from '../functions/index.js';
+import { RECONCILE_SUCCESS } from '../controller/index.js';
 import {
   addResourceRef,
+  COMPLETE,
+  EVENT_REASONS,
   OPS_API_VERSION,
+  VALID,
   withWatchedRequirement,
   type AppliedResourceRef,
   type OperationStep,
 } from '../operations/index.js';
 import { fileFetcher, functionStack } from './render.js';
 import { readObject, readObjects, RenderInputError } from './renderInputs.js';
-import { printDocuments } from './renderPrint.js';
+import { resultDocuments } from './renderOutput.js';
+import { printDocuments, withStableConditions } from './renderPrint.js';
 import type { Output } from './start.js';
 
 const RENDER_API_VERSION = 'render.crossplane.io/v1beta1';
@@ -114,16 +113,11 @@ function refOf(resource: JsonObject): AppliedResourceRef {
   };
 }
 
-/** -r as render.go prints them: each non-fatal result with its step and severity. */
-function resultDocuments(events: readonly PipelineEvent[]): JsonObject[] {
-  return events.map((e) => ({
-    apiVersion: RENDER_API_VERSION,
-    kind: 'Result',
-    step: e.step,
-    severity: e.severity,
-    message: e.detail,
-  }));
-}
+/**
+ * The conditions one successful reconcile leaves (internal/controller/ops/operation/reconciler.go): the pipeline is
+ * valid, then Synced and Succeeded True, in the order the reconciler first sets each type.
+ */
+const SUCCEEDED_CONDITIONS = [COMPLETE, VALID, RECONCILE_SUCCESS].map((c): JsonObject => ({ ...c }));
 
 async function render(options: OperationRenderOptions): Promise<string> {
   const file = await readObject(options.operation, 'operation');
@@ -160,12 +154,15 @@ async function render(options: OperationRenderOptions): Promise<string> {
         ? { spec: { ...op.spec, pipeline: op.pipeline as unknown as JsonObject[] } }
         : {}),
       status: {
+        conditions: SUCCEEDED_CONDITIONS,
         appliedResourceRefs: applied as unknown as JsonObject[],
         pipeline: pipeline as unknown as JsonObject[],
       },
     };
-    const docs = [operation, ...resources];
-    if (options.includeFunctionResults) docs.push(...resultDocuments(out.events));
+    const docs = [withStableConditions(operation), ...resources];
+    // Results are the events the reconciler records, all under RunPipelineStep, as crank's engine prints them.
+    const events = out.events.map((e) => ({ ...e, reason: EVENT_REASONS.runPipelineStep }));
+    if (options.includeFunctionResults) docs.push(...resultDocuments(events));
     if (options.includeContext && out.context !== undefined && Object.keys(out.context).length > 0) {
       docs.push({ apiVersion: RENDER_API_VERSION, kind: 'Context', fields: out.context });
     }

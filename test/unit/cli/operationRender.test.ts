@@ -106,6 +106,14 @@ const APPLIED = [
   { apiVersion: 'v1', kind: 'ConfigMap', name: 'cm-b', namespace: 'default' },
 ];
 
+const T = '2024-01-01T00:00:00Z';
+/** What one successful reconcile leaves, with render's fixed transition time. */
+const CONDITIONS = [
+  { type: 'Succeeded', status: 'True', reason: 'PipelineSuccess', lastTransitionTime: T },
+  { type: 'ValidPipeline', status: 'True', reason: 'ValidPipeline', lastTransitionTime: T },
+  { type: 'Synced', status: 'True', reason: 'ReconcileSuccess', lastTransitionTime: T },
+];
+
 const CM_B = {
   apiVersion: 'v1',
   kind: 'ConfigMap',
@@ -123,14 +131,18 @@ describe('cli/operationRender', () => {
         apiVersion: 'ops.crossplane.io/v1alpha1',
         kind: 'Operation',
         metadata: { creationTimestamp: null, name: 'check-things', labels: { team: 'a' } },
-        status: { appliedResourceRefs: APPLIED, pipeline: [{ step: 'check', output: { checked: 2 } }] },
+        status: {
+          conditions: CONDITIONS,
+          appliedResourceRefs: APPLIED,
+          pipeline: [{ step: 'check', output: { checked: 2 } }],
+        },
       },
       { apiVersion: 'example.org/v1', kind: 'Thing', metadata: { name: 'thing-a' } },
       CM_B,
     ]);
   });
 
-  it('-r, -c and -o add the results, the context and the spec', async () => {
+  it('-r, -c and -o add the results as the events a reconcile records, the context and the spec', async () => {
     const flags = { includeFunctionResults: true, includeContext: true, includeFullOperation: true };
     const { code, docs } = await render(tempFile('op.yaml', OPERATION), flags);
     expect(code).to.equal(0);
@@ -139,9 +151,9 @@ describe('cli/operationRender', () => {
       {
         apiVersion: 'render.crossplane.io/v1beta1',
         kind: 'Result',
-        step: 'check',
-        severity: 'SEVERITY_WARNING',
-        message: 'thing-a is old',
+        severity: 'Warning',
+        reason: 'RunPipelineStep',
+        message: 'Pipeline step "check": thing-a is old',
       },
       { apiVersion: 'render.crossplane.io/v1beta1', kind: 'Context', fields: { 'example.org/seen': 'none' } },
     ]);
@@ -171,7 +183,11 @@ spec:
       apiVersion: 'ops.crossplane.io/v1alpha1',
       kind: 'Operation',
       metadata: { creationTimestamp: null, name: 'nightly', labels: { from: 'template' } },
-      status: { appliedResourceRefs: APPLIED, pipeline: [{ step: 'check', output: { checked: 2 } }] },
+      status: {
+        conditions: CONDITIONS,
+        appliedResourceRefs: APPLIED,
+        pipeline: [{ step: 'check', output: { checked: 2 } }],
+      },
     });
   });
 
