@@ -16,7 +16,7 @@ import {
   type AppliedResourceRef,
   type OperationStep,
 } from '../operations/index.js';
-import { fileFetcher, functionStack } from './render.js';
+import { fileFetcher, functionStack, printRendered } from './render.js';
 import { readObject, readObjects, RenderInputError } from './renderInputs.js';
 import { resultDocuments } from './renderOutput.js';
 import { printDocuments, withStableConditions } from './renderPrint.js';
@@ -173,13 +173,6 @@ async function render(options: OperationRenderOptions): Promise<string> {
 }
 
 /** Runs the render; 0 with the YAML on stdout, 1 with one line on stderr when the inputs or a function fail. */
-export async function runOperationRender(options: OperationRenderOptions, output: Output): Promise<number> {
-  try {
-    output.stdout(await render(options));
-    return 0;
-  } catch (err) {
-    if (!(err instanceof Error)) throw err;
-    output.stderr(`compositor operation render: ${err.message.split('\n')[0] ?? ''}\n`);
-    return 1;
-  }
+export function runOperationRender(options: OperationRenderOptions, output: Output): Promise<number> {
+  return printRendered('compositor operation render', () => render(options), output);
 }

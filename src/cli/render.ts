@@ -218,15 +218,23 @@ async function render(options: RenderOptions): Promise<string> {
   }
 }
 
-/** Runs render; 0 with the YAML on stdout, 1 with one line on stderr when the inputs or a function fail. */
-export async function runRender(options: RenderOptions, output: Output): Promise<number> {
+/**
+ * Runs an offline render; 0 with the YAML on stdout, 1 with one line on stderr, prefixed with `command`, when the
+ * inputs or a function fail.
+ */
+export async function printRendered(command: string, rendered: () => Promise<string>, output: Output): Promise<number> {
   try {
-    output.stdout(await render(options));
+    output.stdout(await rendered());
     return 0;
   } catch (err) {
     // Input problems, FATAL results and unreachable functions are expected failures; each is one line in CI logs.
     if (!(err instanceof Error)) throw err;
-    output.stderr(`compositor render: ${err.message.split('\n')[0] ?? ''}\n`);
+    output.stderr(`${command}: ${err.message.split('\n')[0] ?? ''}\n`);
     return 1;
   }
+}
+
+/** Runs render; 0 with the YAML on stdout, 1 with one line on stderr when the inputs or a function fail. */
+export function runRender(options: RenderOptions, output: Output): Promise<number> {
+  return printRendered('compositor render', () => render(options), output);
 }

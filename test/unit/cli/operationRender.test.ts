@@ -106,6 +106,20 @@ const APPLIED = [
   { apiVersion: 'v1', kind: 'ConfigMap', name: 'cm-b', namespace: 'default' },
 ];
 
+/** A CronOperation or WatchOperation whose template runs the one step; `own` is its spec besides the template. */
+function parentFile(kind: string, name: string, own: string, templateMetadata: string): string {
+  const template = ['  operationTemplate:', templateMetadata, '    spec:', `      mode: Pipeline${pipeline('      ')}`];
+  const text = [
+    `apiVersion: ops.crossplane.io/v1alpha1`,
+    `kind: ${kind}`,
+    'metadata:',
+    `  name: ${name}`,
+    'spec:',
+    own,
+  ];
+  return tempFile(`${name}.yaml`, `${[...text, ...template].filter((l) => l !== '').join('\n')}\n`);
+}
+
 const T = '2024-01-01T00:00:00Z';
 /** What one successful reconcile leaves, with render's fixed transition time. */
 const CONDITIONS = [
@@ -113,6 +127,20 @@ const CONDITIONS = [
   { type: 'ValidPipeline', status: 'True', reason: 'ValidPipeline', lastTransitionTime: T },
   { type: 'Synced', status: 'True', reason: 'ReconcileSuccess', lastTransitionTime: T },
 ];
+
+/** The Operation render prints for these tests' fake, under the given metadata. */
+function renderedOperation(metadata: Record<string, unknown>): Record<string, unknown> {
+  return {
+    apiVersion: 'ops.crossplane.io/v1alpha1',
+    kind: 'Operation',
+    metadata: { creationTimestamp: null, ...metadata },
+    status: {
+      conditions: CONDITIONS,
+      appliedResourceRefs: APPLIED,
+      pipeline: [{ step: 'check', output: { checked: 2 } }],
+    },
+  };
+}
 
 const CM_B = {
   apiVersion: 'v1',
@@ -127,16 +155,7 @@ describe('cli/operationRender', () => {
     expect(stderr).to.equal('');
     expect(code).to.equal(0);
     expect(docs).to.deep.equal([
-      {
-        apiVersion: 'ops.crossplane.io/v1alpha1',
-        kind: 'Operation',
-        metadata: { creationTimestamp: null, name: 'check-things', labels: { team: 'a' } },
-        status: {
-          conditions: CONDITIONS,
-          appliedResourceRefs: APPLIED,
-          pipeline: [{ step: 'check', output: { checked: 2 } }],
-        },
-      },
+      renderedOperation({ name: 'check-things', labels: { team: 'a' } }),
       { apiVersion: 'example.org/v1', kind: 'Thing', metadata: { name: 'thing-a' } },
       CM_B,
     ]);
@@ -160,53 +179,20 @@ describe('cli/operationRender', () => {
   });
 
   it("renders a CronOperation's template as the Operation it would create, under the CronOperation's name", async () => {
-    const cron = tempFile(
-      'cron.yaml',
-      `apiVersion: ops.crossplane.io/v1alpha1
-kind: CronOperation
-metadata:
-  name: nightly
-spec:
-  schedule: "0 1 * * *"
-  operationTemplate:
-    metadata:
-      labels:
-        from: template
-    spec:
-      mode: Pipeline${pipeline('      ')}
-`,
+    const cron = parentFile(
+      'CronOperation',
+      'nightly',
+      '  schedule: "0 1 * * *"',
+      '    metadata:\n      labels:\n        from: template',
     );
     const { code, docs, stderr } = await render(cron);
     expect(stderr).to.equal('');
     expect(code).to.equal(0);
-    expect(docs[0]).to.deep.equal({
-      apiVersion: 'ops.crossplane.io/v1alpha1',
-      kind: 'Operation',
-      metadata: { creationTimestamp: null, name: 'nightly', labels: { from: 'template' } },
-      status: {
-        conditions: CONDITIONS,
-        appliedResourceRefs: APPLIED,
-        pipeline: [{ step: 'check', output: { checked: 2 } }],
-      },
-    });
+    expect(docs[0]).to.deep.equal(renderedOperation({ name: 'nightly', labels: { from: 'template' } }));
   });
 
   it('gives every step of a WatchOperation the --watched-resource under ops.crossplane.io/watched-resource', async () => {
-    const watch = tempFile(
-      'watch.yaml',
-      `apiVersion: ops.crossplane.io/v1alpha1
-kind: WatchOperation
-metadata:
-  name: on-change
-spec:
-  watch:
-    apiVersion: v1
-    kind: Secret
-  operationTemplate:
-    spec:
-      mode: Pipeline${pipeline('      ')}
-`,
-    );
+    const watch = parentFile('WatchOperation', 'on-change', '  watch:\n    apiVersion: v1\n    kind: Secret', '');
     const watched = tempFile(
       'watched.yaml',
       'apiVersion: v1\nkind: Secret\nmetadata:\n  name: creds\n  namespace: team-a\n',
