@@ -263,6 +263,26 @@ describe('cli/operationRender', () => {
     });
   }
 
+  it('a FATAL result fails the render with one line and prints nothing', async () => {
+    const fatal: BuiltinFunction = () => ({ results: [{ severity: 'SEVERITY_FATAL', message: 'no things found' }] });
+    const out = { stdout: '', stderr: '' };
+    const code = await runOperationRender(
+      {
+        operation: tempFile('op.yaml', OPERATION),
+        functions: FUNCTIONS,
+        includeFunctionResults: true,
+        includeContext: false,
+        includeFullOperation: false,
+        timeoutMs: 5_000,
+        builtins: new Map([['function-patch-and-transform', fatal]]),
+      },
+      { stdout: (t) => (out.stdout += t), stderr: (t) => (out.stderr += t) },
+    );
+    expect(code).to.equal(1);
+    expect(out.stdout).to.equal('');
+    expect(out.stderr).to.match(/^compositor operation render: .*no things found\n$/);
+  });
+
   it('a Function that is neither built in nor annotated with a development target is named as the problem', async () => {
     const functions = tempFile(
       'fns.yaml',
