@@ -20,6 +20,7 @@ export { ACCEPTED_FORMS, FlagValueError, LOG_LEVELS, parseValue, type LogLevel, 
 export { crossplaneFlagTableMarkdown, flagTableMarkdown } from './flagTable.js';
 export { IGNORED_FLAGS, MAPPED_FLAGS, SAME_NAME_FLAGS } from './crossplaneFlags.js';
 export { warnIgnoredFlags } from './crossplaneOptions.js';
+export { runOperationRender, type OperationRenderOptions } from './operationRender.js';
 export { runRender, DEVELOPMENT_TARGET_ANNOTATION, type RenderOptions } from './render.js';
 export { diagnose, type Diagnosis, type Facts } from './diagnosis.js';
 export { runDiagnose, type DiagnoseOptions } from './diagnose.js';

@@ -2,6 +2,7 @@ import { runDev } from './dev.js';
 import { runDiagnose } from './diagnose.js';
 import { runProgram } from './program.js';
 import { runRender } from './render.js';
+import { runOperationRender } from './operationRender.js';
 import { runStart, type Output } from './start.js';
 import { runTrace } from './trace.js';
 
@@ -25,6 +26,7 @@ const code = await runProgram(
     start: (config) => runStart(config, output),
     dev: (options) => runDev(options, output),
     render: (options) => runRender(options, output),
+    operationRender: (options) => runOperationRender(options, output),
     diagnose: (options) => runDiagnose(options, output),
     trace: (options) => runTrace(options, output),
   },

@@ -8,6 +8,8 @@ import type { DiagnoseOptions } from './diagnose.js';
 import type { RenderOptions } from './render.js';
 import type { TraceOptions } from './trace.js';
 import { traceCommand } from './traceCommand.js';
+import { operationCommand } from './operationCommand.js';
+import type { OperationRenderOptions } from './operationRender.js';
 
 /** A command line that cannot run: printed as one line, exit code 2 (the Go flag package's convention). */
 export class UsageError extends Error {
@@ -33,6 +35,8 @@ export interface CommandHandlers {
   diagnose?(options: DiagnoseOptions): Promise<number>;
   /** Optional like render; without it `trace` is a usage error. */
   trace?: (options: TraceOptions) => Promise<number>;
+  /** Optional like render; without it `operation render` is a usage error. */
+  operationRender?: (options: OperationRenderOptions) => Promise<number>;
 }
 
 export interface ProgramOutput {
@@ -256,17 +260,19 @@ export function buildProgram(
       onExitCode(await handlers.dev({ config: finishConfig(flags), examplesDirs: examples }));
     });
 
+  const configure = (command: Command): Command =>
+    command
+      .exitOverride()
+      .configureOutput({ writeOut: output.writeOut, writeErr: output.writeErr, outputError: () => undefined });
   for (const command of [
     start,
     dev,
     renderCommand(handlers, onExitCode),
+    operationCommand(handlers.operationRender, onExitCode, configure),
     diagnoseCommand(handlers, onExitCode),
     traceCommand(handlers.trace, onExitCode),
   ]) {
-    command
-      .exitOverride()
-      .configureOutput({ writeOut: output.writeOut, writeErr: output.writeErr, outputError: () => undefined });
-    program.addCommand(command);
+    program.addCommand(configure(command));
   }
   return program;
 }

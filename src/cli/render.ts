@@ -13,7 +13,9 @@ import {
   RoutingRunner,
   runPipeline,
   staticEndpointResolver,
+  type BuiltinFunction,
   type FunctionLike,
+  type FunctionRunner,
   type JsonObject,
   type RequiredResourceFetcher,
   type ResourceSelector,
@@ -114,7 +116,11 @@ function functionLike(fn: JsonObject): FunctionLike {
 }
 
 /** Where each Function runs: a development target, or a built-in; anything else cannot run here. */
-function placeFunctions(functions: readonly JsonObject[], file: string): Record<string, string> {
+function placeFunctions(
+  functions: readonly JsonObject[],
+  file: string,
+  builtins: ReadonlyMap<string, BuiltinFunction>,
+): Record<string, string> {
   const targets: Record<string, string> = {};
   for (const fn of functions) {
     const name = str(obj(fn.metadata).name);
@@ -124,13 +130,50 @@ function placeFunctions(functions: readonly JsonObject[], file: string): Record<
       continue;
     }
     const choice = chooseRuntime(functionLike(fn), DEFAULT_BUILTIN_POLICY);
-    if (choice.builtin === undefined) {
+    if (choice.builtin === undefined || !builtins.has(choice.builtin)) {
       throw new RenderInputError(
         `invalid functions "${file}": Function "${name}" is not built in (${choice.message}); annotate it with ${DEVELOPMENT_TARGET_ANNOTATION}: <host:port> of a running function`,
       );
     }
   }
   return targets;
+}
+
+/** The runner every step of an offline pipeline goes through, and how to close its connections. */
+export interface FunctionStack {
+  runner: FunctionRunner;
+  close: () => void;
+}
+
+/**
+ * Built-ins in-process, development targets over gRPC; a Function that is neither is a RenderInputError naming
+ * `file`. `builtins` lets tests run an in-process fake in place of a real function.
+ */
+export function functionStack(
+  functions: readonly JsonObject[],
+  file: string,
+  timeoutMs: number,
+  builtins: ReadonlyMap<string, BuiltinFunction> = builtinFunctions(),
+): FunctionStack {
+  const targets = placeFunctions(functions, file, builtins);
+  const byName = new Map(functions.map((fn) => [str(obj(fn.metadata).name), functionLike(fn)]));
+  const grpc = new GrpcFunctionRunner({
+    resolveEndpoint: staticEndpointResolver(targets),
+    credentials: insecureCredentials(),
+    timeoutMs,
+  });
+  const runner = new RoutingRunner({
+    builtins,
+    // An explicit development target wins over a built-in of the same package.
+    functionOf: (name) => Promise.resolve(name in targets ? undefined : byName.get(name)),
+    remote: grpc,
+  });
+  return {
+    runner,
+    close: () => {
+      grpc.close();
+    },
+  };
 }
 
 async function render(options: RenderOptions): Promise<string> {
@@ -143,30 +186,18 @@ async function render(options: RenderOptions): Promise<string> {
     : [];
   const observed = observedByName(observedObjects, options.observedResources ?? '');
   const required = options.requiredResources ? await readObjects(options.requiredResources, 'required resources') : [];
-  const targets = placeFunctions(functions, options.functions);
+  const stack = functionStack(functions, options.functions, options.timeoutMs);
   // Read with the other inputs, so a problem with the file is reported before any function runs.
   const xrd = options.xrd === undefined ? undefined : await readObject(options.xrd, 'composite resource definition');
   const legacy = xrd !== undefined && isLegacy(xrd);
   const defaulted = xrd === undefined ? file : defaultedXr(file, xrd, options.xrd ?? '');
   const compositionName = str(obj(composition.metadata).name);
   const xr = reconcilerView(defaulted, compositionName, legacy);
-  const byName = new Map(functions.map((fn) => [str(obj(fn.metadata).name), functionLike(fn)]));
-  const grpc = new GrpcFunctionRunner({
-    resolveEndpoint: staticEndpointResolver(targets),
-    credentials: insecureCredentials(),
-    timeoutMs: options.timeoutMs,
-  });
-  const router = new RoutingRunner({
-    builtins: builtinFunctions(),
-    // An explicit development target wins over a built-in of the same package.
-    functionOf: (name) => Promise.resolve(name in targets ? undefined : byName.get(name)),
-    remote: grpc,
-  });
   try {
     const resources = Object.fromEntries([...observed].map(([name, resource]) => [name, { resource }]));
     const out = await runPipeline(
       { steps, observed: { composite: { resource: xr }, resources }, ordering: options.includeOrder === true },
-      { runner: new RequirementsRunner(router, fileFetcher(required)) },
+      { runner: new RequirementsRunner(stack.runner, fileFetcher(required)) },
     );
     const machinery = legacy ? obj(file.spec) : obj(obj(file.spec).crossplane);
     const fileCompositionRef = str(obj(machinery.compositionRef).name) || undefined;
@@ -183,19 +214,27 @@ async function render(options: RenderOptions): Promise<string> {
     });
     return printDocuments(docs);
   } finally {
-    grpc.close();
+    stack.close();
   }
 }
 
-/** Runs render; 0 with the YAML on stdout, 1 with one line on stderr when the inputs or a function fail. */
-export async function runRender(options: RenderOptions, output: Output): Promise<number> {
+/**
+ * Runs an offline render; 0 with the YAML on stdout, 1 with one line on stderr, prefixed with `command`, when the
+ * inputs or a function fail.
+ */
+export async function printRendered(command: string, rendered: () => Promise<string>, output: Output): Promise<number> {
   try {
-    output.stdout(await render(options));
+    output.stdout(await rendered());
     return 0;
   } catch (err) {
     // Input problems, FATAL results and unreachable functions are expected failures; each is one line in CI logs.
     if (!(err instanceof Error)) throw err;
-    output.stderr(`compositor render: ${err.message.split('\n')[0] ?? ''}\n`);
+    output.stderr(`${command}: ${err.message.split('\n')[0] ?? ''}\n`);
     return 1;
   }
+}
+
+/** Runs render; 0 with the YAML on stdout, 1 with one line on stderr when the inputs or a function fail. */
+export function runRender(options: RenderOptions, output: Output): Promise<number> {
+  return printRendered('compositor render', () => render(options), output);
 }

@@ -223,7 +223,7 @@ function deletedDocuments(
  * -r as crank v2.3 prints it (cmd/crank/render/convert.go parseCompositeResponse): every event the reconciler
  * recorded, in order, as a Result with the event's type as its severity.
  */
-function resultDocuments(events: readonly ReconcileEvent[]): JsonObject[] {
+export function resultDocuments(events: readonly ReconcileEvent[]): JsonObject[] {
   return events.map(({ type, reason, message }) => ({
     apiVersion: RENDER_API_VERSION,
     kind: 'Result',

@@ -39,6 +39,7 @@ export {
   selects,
   triggers,
   watchedOperationName,
+  withWatchedRequirement,
   type WatchedEvent,
 } from './watchDecision.js';
 export { WatchedReconciler, type WatchedReconcilerDeps } from './watchedReconciler.js';

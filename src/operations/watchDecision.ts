@@ -10,6 +10,7 @@ import {
   WATCHED_ANNOTATIONS,
   WATCHED_RESOURCE_REQUIREMENT,
   type Operation,
+  type OperationStep,
   type WatchedObject,
   type WatchOperation,
   type WatchSpec,
@@ -85,20 +86,7 @@ export function watchedOperationName(wo: WatchOperation, watched: WatchedObject)
 export function operationForWatched(wo: WatchOperation, watched: WatchedObject, name: string): Operation {
   const op = operationFromTemplate(wo, name, WATCH_OPERATION_LABEL);
   const { namespace, resourceVersion = '' } = watched.metadata;
-  const selector: RequiredResourceSelector = {
-    requirementName: WATCHED_RESOURCE_REQUIREMENT,
-    apiVersion: watched.apiVersion,
-    kind: watched.kind,
-    name: watched.metadata.name,
-    ...(namespace ? { namespace } : {}),
-  };
-  op.spec.pipeline = op.spec.pipeline.map((step) => ({
-    ...step,
-    requirements: {
-      ...step.requirements,
-      requiredResources: [...(step.requirements?.requiredResources ?? []), selector],
-    },
-  }));
+  op.spec.pipeline = withWatchedRequirement(op.spec.pipeline, watched);
   op.metadata.annotations = {
     ...op.metadata.annotations,
     [WATCHED_ANNOTATIONS.apiVersion]: watched.apiVersion,
@@ -108,4 +96,26 @@ export function operationForWatched(wo: WatchOperation, watched: WatchedObject, 
     ...(namespace ? { [WATCHED_ANNOTATIONS.namespace]: namespace } : {}),
   };
   return op;
+}
+
+/** Every step with the watched resource added to its required resources under ops.crossplane.io/watched-resource. */
+export function withWatchedRequirement(
+  pipeline: readonly OperationStep[],
+  watched: Pick<WatchedObject, 'apiVersion' | 'kind' | 'metadata'>,
+): OperationStep[] {
+  const { namespace } = watched.metadata;
+  const selector: RequiredResourceSelector = {
+    requirementName: WATCHED_RESOURCE_REQUIREMENT,
+    apiVersion: watched.apiVersion,
+    kind: watched.kind,
+    name: watched.metadata.name,
+    ...(namespace ? { namespace } : {}),
+  };
+  return pipeline.map((step) => ({
+    ...step,
+    requirements: {
+      ...step.requirements,
+      requiredResources: [...(step.requirements?.requiredResources ?? []), selector],
+    },
+  }));
 }

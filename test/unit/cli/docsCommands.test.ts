@@ -64,6 +64,7 @@ async function run(argv: string[]): Promise<{ code: number; stderr: string; ran:
     start: record('start'),
     dev: record('dev'),
     render: record('render'),
+    operationRender: record('operation'),
     diagnose: record('diagnose'),
     trace: record('trace'),
   };
