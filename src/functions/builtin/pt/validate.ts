@@ -2,6 +2,7 @@
 // Composition, so nothing validated it before; the first problem found is returned as a field error whose text
 // users see in the FATAL result `invalid Function input: <field error>`.
 import { FieldError } from '../fieldError.js';
+import { LimitError } from '../limits.js';
 import { compileRegexp, type Transform } from '../transforms.js';
 import {
   PATCH_TYPES,
@@ -54,8 +55,10 @@ function validRegexp(field: string, source: string): Check {
   try {
     compileRegexp(source);
     return undefined;
-  } catch {
-    return invalid(field, source, 'invalid regexp');
+  } catch (err) {
+    // A pattern Go rejects reads as upstream's; one past a bound of compositor's, which Go accepts, says which.
+    const bound = err instanceof Error && err.cause instanceof LimitError ? `: ${err.cause.message}` : '';
+    return invalid(field, source, `invalid regexp${bound}`);
   }
 }
 

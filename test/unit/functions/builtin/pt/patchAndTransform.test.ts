@@ -1,7 +1,9 @@
 // The whole RunFunction of the built-in function-patch-and-transform, as a reconcile calls it, against a pattern
-// that takes a backtracking engine exponential time: `^(a+)+$` over 9,999 a's and a b. On RE2 it is linear.
+// that takes a backtracking engine exponential time: `^(a+)+$` over 9,999 a's and a b. On RE2 it is linear. Then the
+// patterns the input's validation refuses, and the reason each gives.
 import { expect } from 'chai';
 import { patchAndTransform } from '../../../../../src/functions/builtin/pt/patchAndTransform.js';
+import { MAX_PATTERN_LENGTH, MAX_PROGRAM_SIZE } from '../../../../../src/functions/builtin/re2.js';
 import type { Transform } from '../../../../../src/functions/builtin/transforms.js';
 import type { JsonObject, RunFunctionRequest } from '../../../../../src/functions/types.js';
 
@@ -75,4 +77,37 @@ describe('functions/builtin/pt/patchAndTransform: regexps in linear time', () =>
     expect(ms, `took ${ms.toFixed(1)} ms`).to.be.below(500);
     expect(rsp.desired?.resources?.cm?.resource?.spec).to.deep.equal({ out: 'matched' });
   });
+});
+
+describe('functions/builtin/pt/patchAndTransform: regexps refused by validation', () => {
+  const field = 'resources[0].patches[0].transforms[0].match.patterns[0].regexp';
+  const cases: Record<string, { reason: string; pattern: string; detail: string }> = {
+    'Go rejects it': {
+      reason: "upstream's text: Go's regexp has no lookahead",
+      pattern: 'a(?=b)',
+      detail: 'invalid regexp',
+    },
+    'longer than compositor compiles': {
+      reason: 'Go would compile it; the bound is named so the user knows it is not a syntax error',
+      pattern: 'a'.repeat(MAX_PATTERN_LENGTH + 1),
+      detail: `invalid regexp: regexp of ${MAX_PATTERN_LENGTH + 1} characters is longer than ${MAX_PATTERN_LENGTH}`,
+    },
+    'a larger program than compositor compiles': {
+      reason: 'Go would compile it; the bound is named',
+      pattern: 'a{1000}'.repeat(6),
+      detail: `invalid regexp: regexp compiles to more than ${MAX_PROGRAM_SIZE} instructions`,
+    },
+  };
+  for (const [name, { reason, pattern, detail }] of Object.entries(cases)) {
+    it(`fails the input when ${name}`, () => {
+      const transform: Transform = {
+        type: 'match',
+        match: { patterns: [{ type: 'regexp', regexp: pattern, result: 'matched' }], fallbackValue: 'fallback' },
+      };
+      const { rsp } = timed(request([transform]));
+      const messages = (rsp.results ?? []).map((r) => [r.severity, r.message]);
+      const want = `invalid Function input: ${field}: Invalid value: ${JSON.stringify(pattern)}: ${detail}`;
+      expect(messages, reason).to.deep.equal([['SEVERITY_FATAL', want]]);
+    });
+  }
 });
