@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { loadCrds } from '../../src/apis/index.js';
-import { runTrace, type TraceOptions } from '../../src/cli/index.js';
+import { runDiagnose, runTrace, type DiagnoseOptions, type TraceOptions } from '../../src/cli/index.js';
 import { CONTENT_TYPE, ensureCrds, type KubeClient, type KubeObject } from '../../src/kube/index.js';
 import { apply, remove } from './engine.js';
-import { controlPlane } from './harness.js';
+import { controlPlane, eventually } from './harness.js';
 
-// `compositor trace` of the ops kinds against a real API server. Trace only reads, so the objects are written here as
+// `compositor trace` and `compositor diagnose` of the ops kinds against a real API server. Both only read, so the objects are written here as
 // the ops controllers leave them (status included), without running the controllers: a CronOperation, one Operation
 // it created that applied a ConfigMap which exists and one which was deleted since, and one that was interrupted.
 const OPS = 'ops.crossplane.io/v1alpha1';
@@ -58,7 +58,22 @@ async function trace(resource: string, name: string): Promise<{ code: number; st
   return { code, ...out };
 }
 
-describe('compositor trace of Operations (integration)', function () {
+async function diagnose(resource: string, name: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out = { stdout: '', stderr: '' };
+  const options: DiagnoseOptions = {
+    resource,
+    name,
+    limit: 100,
+    output: 'text',
+    kubeconfig: controlPlane().kubeconfigPath,
+    leaderElectionNamespace: 'crossplane-system',
+    circuitBreakerCooldownMs: 300_000,
+  };
+  const code = await runDiagnose(options, { stdout: (t) => (out.stdout += t), stderr: (t) => (out.stderr += t) });
+  return { code, ...out };
+}
+
+describe('compositor trace and diagnose of Operations (integration)', function () {
   this.timeout(60_000);
   let client: KubeClient;
   const objects = [cron, operation('trace-cron-1767225600'), operation('trace-cron-1767229200'), configMap('kept')];
@@ -66,6 +81,10 @@ describe('compositor trace of Operations (integration)', function () {
   before(async () => {
     client = controlPlane().client();
     await ensureCrds(client, await loadCrds(), { timeoutMs: 30_000 });
+    // Just installed, a CRD's storage may still be initializing: diagnose lists the XRDs.
+    await eventually('the XRD kind listable', () =>
+      client.request('GET', '/apis/apiextensions.crossplane.io/v1/compositeresourcedefinitions').then(() => true),
+    );
     for (const object of objects) await apply(client, object);
     await writeStatus(client, cron, {
       conditions: [condition('Synced', 'True', 'ReconcileSuccess'), condition('Scheduling', 'True', 'ScheduleActive')],
@@ -114,5 +133,29 @@ describe('compositor trace of Operations (integration)', function () {
         /^Operation\/trace-cron-1767229200 +True +False +PipelineError/,
       );
     }
+  });
+
+  it('lists the failed Operation in the overview, and diagnoses one Operation from Succeeded', async () => {
+    const overview = await diagnose('', '');
+    expect(overview.code, overview.stderr).to.equal(0);
+    const lines = overview.stdout.split('\n');
+    expect(lines, overview.stdout).to.satisfy((all: string[]) =>
+      all.some((line) =>
+        /^ {2}Operation trace-cron-1767229200: failed \S+ ago: Succeeded PipelineError: a run started/.test(line),
+      ),
+    );
+    expect(overview.stdout).to.not.include('trace-cron-1767225600');
+
+    const one = await diagnose('operation', 'trace-cron-1767225600');
+    expect(one.code, one.stderr).to.equal(0);
+    const [cause, ...details] = one.stdout.trimEnd().split('\n');
+    expect(cause).to.equal(
+      'Operation trace-cron-1767225600 succeeded: its pipeline ran to completion and does not run again',
+    );
+    expect(details.map((d) => d.trim())).to.include.members([
+      'Succeeded: True (PipelineSuccess)',
+      'Applied ConfigMap default/kept: Ready unknown',
+      'Applied ConfigMap default/trace-deleted: missing',
+    ]);
   });
 });
