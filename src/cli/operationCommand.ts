@@ -8,10 +8,17 @@ import { optionParser } from './values.js';
 interface OperationRenderFlags {
   requiredResources?: string;
   watchedResource?: string;
+  contextFiles: string[];
+  contextValues: string[];
   includeFunctionResults?: boolean;
   includeContext?: boolean;
   includeFullOperation?: boolean;
   timeout: number;
+}
+
+/** Collects a repeatable flag's values, in the order given. */
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
 }
 
 /** `operation`, with `render` as its one subcommand; both share the parent's output and exit handling. */
@@ -26,6 +33,18 @@ export function operationCommand(
     .argument('<functions>', 'YAML file or directory holding the Functions the pipeline uses')
     .option('-e, --required-resources <path>', 'YAML file or directory of resources functions may require')
     .option('-w, --watched-resource <path>', "YAML file holding the resource a WatchOperation's Operation is for")
+    .option(
+      '--context-files <key=path>',
+      'Context value for the pipeline to start from, read from a JSON or YAML file (repeatable)',
+      collect,
+      [],
+    )
+    .option(
+      '--context-values <key=value>',
+      'Context value for the pipeline to start from, as JSON (repeatable; wins over --context-files)',
+      collect,
+      [],
+    )
     .option('-r, --include-function-results', 'Also print the results functions returned')
     .option('-c, --include-context', 'Also print the final pipeline context')
     .option('-o, --include-full-operation', "Keep the Operation's spec in the printed Operation")
@@ -46,6 +65,8 @@ export function operationCommand(
     };
     if (flags.requiredResources !== undefined) options.requiredResources = flags.requiredResources;
     if (flags.watchedResource !== undefined) options.watchedResource = flags.watchedResource;
+    if (flags.contextFiles.length > 0) options.contextFiles = flags.contextFiles;
+    if (flags.contextValues.length > 0) options.contextValues = flags.contextValues;
     onExitCode(await run(options));
   });
   const operation = new Command('operation').description('Work with Operations offline.');

@@ -17,6 +17,7 @@ import {
   type OperationStep,
 } from '../operations/index.js';
 import { fileFetcher, functionStack, printRendered } from './render.js';
+import { initialContext, keyValue } from './renderContext.js';
 import { readObject, readObjects, RenderInputError } from './renderInputs.js';
 import { resultDocuments } from './renderOutput.js';
 import { printDocuments, withStableConditions } from './renderPrint.js';
@@ -31,6 +32,10 @@ export interface OperationRenderOptions {
   requiredResources?: string;
   /** -w: the one resource a WatchOperation's Operation was created for. */
   watchedResource?: string;
+  /** --context-files, each `key=path`: context values read from JSON or YAML files. */
+  contextFiles?: string[];
+  /** --context-values, each `key=value`: context values as JSON or YAML; they win over --context-files. */
+  contextValues?: string[];
   /** -r: print the functions' non-fatal results. */
   includeFunctionResults: boolean;
   /** -c: print the final pipeline context. */
@@ -132,12 +137,19 @@ async function render(options: OperationRenderOptions): Promise<string> {
     });
     required.push(watched);
   }
+  const pairs = (list: string[] | undefined, flag: string): Record<string, string> =>
+    Object.fromEntries((list ?? []).map((text) => keyValue(text, flag)));
+  const context = await initialContext(
+    pairs(options.contextFiles, '--context-files'),
+    pairs(options.contextValues, '--context-values'),
+  );
   const functions = await readObjects(options.functions, 'functions');
   const stack = functionStack(functions, options.functions, options.timeoutMs, options.builtins);
   try {
-    // An Operation starts from empty observed and desired state (render.go, and the Operation controller).
+    // An Operation starts from empty observed and desired state (render.go, and the Operation controller), and
+    // from the context the flags seed (empty without them, as the controller's).
     const out = await runPipeline(
-      { steps: op.pipeline, observed: {} },
+      { steps: op.pipeline, observed: {}, context },
       { runner: new RequirementsRunner(stack.runner, fileFetcher(required)) },
     );
     const resources = Object.entries(out.desired.resources ?? {})

@@ -321,4 +321,74 @@ describe('cli/operationRender', () => {
       timeoutMs: 60_000,
     });
   });
+
+  it('--context-files and --context-values seed the context the first step gets; a value wins over a file', async () => {
+    const requests: RunFunctionRequest[] = [];
+    const env = tempFile('env.json', '{"region": "eu", "tier": "silver"}');
+    const tier = tempFile('tier.yaml', 'silver\n');
+    const { code, stderr } = await render(
+      tempFile('op.yaml', OPERATION),
+      {
+        contextFiles: [`example.org/env=${env}`, `example.org/tier=${tier}`],
+        contextValues: ['example.org/tier="gold"', 'example.org/list=[1, 2]'],
+      },
+      requests,
+    );
+    expect(code, stderr).to.equal(0);
+    expect(requests[0]?.context).to.deep.equal({
+      'example.org/env': { region: 'eu', tier: 'silver' },
+      'example.org/tier': 'gold',
+      'example.org/list': [1, 2],
+    });
+  });
+
+  const badContext: Record<string, { reason: string; options: Partial<OperationRenderOptions>; want: RegExp }> = {
+    'no key': {
+      reason: 'a flag without KEY= says what it wants',
+      options: { contextValues: ['{"a": 1}'] },
+      want: /^compositor operation render: invalid --context-values "\{"a": 1\}": want KEY=VALUE\n$/,
+    },
+    'missing file': {
+      reason: 'a file that cannot be read is named by its key',
+      options: { contextFiles: ['example.org/env=/nonexistent/env.json'] },
+      want: /^compositor operation render: cannot read context value for key "example\.org\/env": /,
+    },
+    'not YAML': {
+      reason: 'a value that does not parse is named by its key',
+      options: { contextValues: ['example.org/env={"a": '] },
+      want: /^compositor operation render: cannot unmarshal context value for key "example\.org\/env": /,
+    },
+  };
+  for (const [name, { reason, options, want }] of Object.entries(badContext)) {
+    it(`fails with one line and calls nothing for a bad context flag: ${name}`, async () => {
+      const requests: RunFunctionRequest[] = [];
+      const { code, docs, stderr } = await render(tempFile('op.yaml', OPERATION), options, requests);
+      expect(stderr, reason).to.match(want);
+      expect(stderr.trim().split('\n'), reason).to.have.length(1);
+      expect(code, reason).to.equal(1);
+      expect(docs, reason).to.deep.equal([]);
+      expect(requests, reason).to.deep.equal([]);
+    });
+  }
+
+  it('takes --context-files and --context-values repeated, in the order given', async () => {
+    let seen: OperationRenderOptions | undefined;
+    const argv = ['operation', 'render', 'op.yaml', 'fns.yaml', '--context-files', 'a=a.json'];
+    argv.push('--context-values', 'b=1', '--context-values', 'c="x"');
+    const code = await runProgram(
+      argv,
+      {
+        start: () => Promise.resolve(0),
+        dev: () => Promise.resolve(0),
+        operationRender: (options) => {
+          seen = options;
+          return Promise.resolve(0);
+        },
+      },
+      { writeOut: () => undefined, writeErr: () => undefined },
+    );
+    expect(code).to.equal(0);
+    expect(seen?.contextFiles).to.deep.equal(['a=a.json']);
+    expect(seen?.contextValues).to.deep.equal(['b=1', 'c="x"']);
+  });
 });
