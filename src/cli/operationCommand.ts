@@ -10,6 +10,8 @@ interface OperationRenderFlags {
   watchedResource?: string;
   contextFiles: string[];
   contextValues: string[];
+  functionCredentials?: string;
+  functionAnnotations: string[];
   includeFunctionResults?: boolean;
   includeContext?: boolean;
   includeFullOperation?: boolean;
@@ -45,6 +47,16 @@ export function operationCommand(
       collect,
       [],
     )
+    .option(
+      '--function-credentials <path>',
+      'YAML file or directory of the Secrets pipeline steps take credentials from',
+    )
+    .option(
+      '-a, --function-annotations <key=value>',
+      'Annotation set on every Function, in place of its own (repeatable)',
+      collect,
+      [],
+    )
     .option('-r, --include-function-results', 'Also print the results functions returned')
     .option('-c, --include-context', 'Also print the final pipeline context')
     .option('-o, --include-full-operation', "Keep the Operation's spec in the printed Operation")
@@ -67,6 +79,8 @@ export function operationCommand(
     if (flags.watchedResource !== undefined) options.watchedResource = flags.watchedResource;
     if (flags.contextFiles.length > 0) options.contextFiles = flags.contextFiles;
     if (flags.contextValues.length > 0) options.contextValues = flags.contextValues;
+    if (flags.functionCredentials !== undefined) options.functionCredentials = flags.functionCredentials;
+    if (flags.functionAnnotations.length > 0) options.functionAnnotations = flags.functionAnnotations;
     onExitCode(await run(options));
   });
   const operation = new Command('operation').description('Work with Operations offline.');

@@ -17,7 +17,9 @@ import {
   type OperationStep,
 } from '../operations/index.js';
 import { fileFetcher, functionStack, printRendered } from './render.js';
+import { withFunctionAnnotations } from './renderAnnotations.js';
 import { initialContext, keyValue } from './renderContext.js';
+import { secretGetter } from './renderCredentials.js';
 import { readObject, readObjects, RenderInputError } from './renderInputs.js';
 import { resultDocuments } from './renderOutput.js';
 import { printDocuments, withStableConditions } from './renderPrint.js';
@@ -36,6 +38,10 @@ export interface OperationRenderOptions {
   contextFiles?: string[];
   /** --context-values, each `key=value`: context values as JSON or YAML; they win over --context-files. */
   contextValues?: string[];
+  /** --function-credentials: YAML file or directory of the Secrets steps' credentials name. */
+  functionCredentials?: string;
+  /** -a, each `key=value`: an annotation set on every Function, in place of the file's. */
+  functionAnnotations?: string[];
   /** -r: print the functions' non-fatal results. */
   includeFunctionResults: boolean;
   /** -c: print the final pipeline context. */
@@ -143,14 +149,20 @@ async function render(options: OperationRenderOptions): Promise<string> {
     pairs(options.contextFiles, '--context-files'),
     pairs(options.contextValues, '--context-values'),
   );
-  const functions = await readObjects(options.functions, 'functions');
+  const functions = withFunctionAnnotations(
+    await readObjects(options.functions, 'functions'),
+    options.functionAnnotations ?? [],
+  );
+  const secrets = options.functionCredentials
+    ? await readObjects(options.functionCredentials, 'function credentials')
+    : [];
   const stack = functionStack(functions, options.functions, options.timeoutMs, options.builtins);
   try {
     // An Operation starts from empty observed and desired state (render.go, and the Operation controller), and
     // from the context the flags seed (empty without them, as the controller's).
     const out = await runPipeline(
       { steps: op.pipeline, observed: {}, context },
-      { runner: new RequirementsRunner(stack.runner, fileFetcher(required)) },
+      { runner: new RequirementsRunner(stack.runner, fileFetcher(required)), getSecret: secretGetter(secrets) },
     );
     const resources = Object.entries(out.desired.resources ?? {})
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))

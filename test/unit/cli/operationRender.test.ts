@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { runOperationRender, runProgram, type OperationRenderOptions } from '../../../src/cli/index.js';
-import type { BuiltinFunction, RunFunctionRequest } from '../../../src/functions/index.js';
+import { withFunctionAnnotations } from '../../../src/cli/renderAnnotations.js';
+import type { BuiltinFunction, JsonObject, RunFunctionRequest } from '../../../src/functions/index.js';
 
 interface Rendered {
   code: number;
@@ -371,10 +372,11 @@ describe('cli/operationRender', () => {
     });
   }
 
-  it('takes --context-files and --context-values repeated, in the order given', async () => {
+  it('takes --context-files, --context-values and -a repeated, in the order given, and --function-credentials', async () => {
     let seen: OperationRenderOptions | undefined;
     const argv = ['operation', 'render', 'op.yaml', 'fns.yaml', '--context-files', 'a=a.json'];
-    argv.push('--context-values', 'b=1', '--context-values', 'c="x"');
+    argv.push('--context-values', 'b=1', '--context-values', 'c="x"', '--function-credentials', 'creds/');
+    argv.push('-a', 'k=v', '--function-annotations', 'l=w');
     const code = await runProgram(
       argv,
       {
@@ -390,5 +392,72 @@ describe('cli/operationRender', () => {
     expect(code).to.equal(0);
     expect(seen?.contextFiles).to.deep.equal(['a=a.json']);
     expect(seen?.contextValues).to.deep.equal(['b=1', 'c="x"']);
+    expect(seen?.functionCredentials).to.equal('creds/');
+    expect(seen?.functionAnnotations).to.deep.equal(['k=v', 'l=w']);
+  });
+
+  it('--function-credentials gives a step the data of the Secret its credentials name, stringData included', async () => {
+    const requests: RunFunctionRequest[] = [];
+    const operation = tempFile(
+      'op.yaml',
+      OPERATION.replace(
+        '    name: function-patch-and-transform',
+        [
+          '    name: function-patch-and-transform',
+          '    credentials:',
+          '    - name: db',
+          '      source: Secret',
+          '      secretRef: {namespace: ops, name: db-creds}',
+        ].join('\n'),
+      ),
+    );
+    const secrets = tempFile(
+      'secrets.yaml',
+      [
+        'apiVersion: v1',
+        'kind: Secret',
+        'metadata: {namespace: ops, name: db-creds}',
+        `data: {user: ${Buffer.from('admin').toString('base64')}}`,
+        'stringData: {password: s3cret}',
+        '---',
+        'apiVersion: v1',
+        'kind: Secret',
+        'metadata: {namespace: other, name: db-creds}',
+        'data: {user: b3RoZXI=}',
+      ].join('\n'),
+    );
+    const { code, stderr } = await render(operation, { functionCredentials: secrets }, requests);
+    expect(code, stderr).to.equal(0);
+    const data = requests[0]?.credentials?.db?.credentialData?.data ?? {};
+    expect(Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString()]))).to.deep.equal({
+      user: 'admin',
+      password: 's3cret',
+    });
+
+    const missing = await render(operation, {}, []);
+    expect(missing.code).to.equal(1);
+    expect(missing.stderr).to.match(/Secret ops\/db-creds not found/);
+  });
+
+  it('-a sets each annotation on every Function, in place of its own, and rejects one without =', async () => {
+    const fns: JsonObject[] = [
+      {
+        apiVersion: 'pkg.crossplane.io/v1',
+        kind: 'Function',
+        metadata: { name: 'a', annotations: { x: 'own', y: '1' } },
+      },
+      { apiVersion: 'pkg.crossplane.io/v1', kind: 'Function', metadata: { name: 'b' } },
+    ];
+    const out = withFunctionAnnotations(fns, ['x=flag', 'render.crossplane.io/runtime-development-target=h:1=2']);
+    expect(out.map((fn) => (fn.metadata as { annotations?: unknown }).annotations)).to.deep.equal([
+      { x: 'flag', y: '1', 'render.crossplane.io/runtime-development-target': 'h:1=2' },
+      { x: 'flag', 'render.crossplane.io/runtime-development-target': 'h:1=2' },
+    ]);
+    expect((fns[0]?.metadata as { annotations?: unknown }).annotations).to.deep.equal({ x: 'own', y: '1' });
+    const { code, stderr } = await render(tempFile('op.yaml', OPERATION), { functionAnnotations: ['novalue'] });
+    expect(code).to.equal(1);
+    expect(stderr).to.equal(
+      'compositor operation render: cannot apply function annotation overrides: invalid function annotation format "novalue", expected key=value\n',
+    );
   });
 });
