@@ -12,6 +12,7 @@ interface OperationRenderFlags {
   contextValues: string[];
   functionCredentials?: string;
   functionAnnotations: string[];
+  requiredSchemas?: string;
   includeFunctionResults?: boolean;
   includeContext?: boolean;
   includeFullOperation?: boolean;
@@ -47,6 +48,7 @@ export function operationCommand(
       collect,
       [],
     )
+    .option('--required-schemas <dir>', 'Directory of OpenAPI v3 documents (JSON) required schemas are served from')
     .option(
       '--function-credentials <path>',
       'YAML file or directory of the Secrets pipeline steps take credentials from',
@@ -81,6 +83,7 @@ export function operationCommand(
     if (flags.contextValues.length > 0) options.contextValues = flags.contextValues;
     if (flags.functionCredentials !== undefined) options.functionCredentials = flags.functionCredentials;
     if (flags.functionAnnotations.length > 0) options.functionAnnotations = flags.functionAnnotations;
+    if (flags.requiredSchemas !== undefined) options.requiredSchemas = flags.requiredSchemas;
     onExitCode(await run(options));
   });
   const operation = new Command('operation').description('Work with Operations offline.');

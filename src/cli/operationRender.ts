@@ -20,6 +20,7 @@ import { fileFetcher, functionStack, printRendered } from './render.js';
 import { withFunctionAnnotations } from './renderAnnotations.js';
 import { initialContext, keyValue } from './renderContext.js';
 import { secretGetter } from './renderCredentials.js';
+import { readSchemaDocuments } from './renderSchemas.js';
 import { readObject, readObjects, RenderInputError } from './renderInputs.js';
 import { resultDocuments } from './renderOutput.js';
 import { printDocuments, withStableConditions } from './renderPrint.js';
@@ -42,6 +43,8 @@ export interface OperationRenderOptions {
   functionCredentials?: string;
   /** -a, each `key=value`: an annotation set on every Function, in place of the file's. */
   functionAnnotations?: string[];
+  /** --required-schemas: a directory of OpenAPI v3 documents (JSON) that required schemas are served from. */
+  requiredSchemas?: string;
   /** -r: print the functions' non-fatal results. */
   includeFunctionResults: boolean;
   /** -c: print the final pipeline context. */
@@ -153,6 +156,7 @@ async function render(options: OperationRenderOptions): Promise<string> {
     await readObjects(options.functions, 'functions'),
     options.functionAnnotations ?? [],
   );
+  const schemas = options.requiredSchemas ? await readSchemaDocuments(options.requiredSchemas) : [];
   const secrets = options.functionCredentials
     ? await readObjects(options.functionCredentials, 'function credentials')
     : [];
@@ -162,7 +166,10 @@ async function render(options: OperationRenderOptions): Promise<string> {
     // from the context the flags seed (empty without them, as the controller's).
     const out = await runPipeline(
       { steps: op.pipeline, observed: {}, context },
-      { runner: new RequirementsRunner(stack.runner, fileFetcher(required)), getSecret: secretGetter(secrets) },
+      {
+        runner: new RequirementsRunner(stack.runner, fileFetcher(required, schemas)),
+        getSecret: secretGetter(secrets),
+      },
     );
     const resources = Object.entries(out.desired.resources ?? {})
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))

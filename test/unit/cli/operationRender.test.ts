@@ -376,7 +376,7 @@ describe('cli/operationRender', () => {
     let seen: OperationRenderOptions | undefined;
     const argv = ['operation', 'render', 'op.yaml', 'fns.yaml', '--context-files', 'a=a.json'];
     argv.push('--context-values', 'b=1', '--context-values', 'c="x"', '--function-credentials', 'creds/');
-    argv.push('-a', 'k=v', '--function-annotations', 'l=w');
+    argv.push('-a', 'k=v', '--function-annotations', 'l=w', '--required-schemas', 'schemas/');
     const code = await runProgram(
       argv,
       {
@@ -394,6 +394,7 @@ describe('cli/operationRender', () => {
     expect(seen?.contextValues).to.deep.equal(['b=1', 'c="x"']);
     expect(seen?.functionCredentials).to.equal('creds/');
     expect(seen?.functionAnnotations).to.deep.equal(['k=v', 'l=w']);
+    expect(seen?.requiredSchemas).to.equal('schemas/');
   });
 
   it('--function-credentials gives a step the data of the Secret its credentials name, stringData included', async () => {
@@ -458,6 +459,43 @@ describe('cli/operationRender', () => {
     expect(code).to.equal(1);
     expect(stderr).to.equal(
       'compositor operation render: cannot apply function annotation overrides: invalid function annotation format "novalue", expected key=value\n',
+    );
+  });
+
+  it('--required-schemas answers a schema a function asks for from the OpenAPI documents in a directory', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'compositor-schemas-'));
+    const widget = {
+      type: 'object',
+      properties: { spec: { $ref: '#/components/schemas/WidgetSpec' } },
+      'x-kubernetes-group-version-kind': [{ group: 'example.org', version: 'v1', kind: 'Widget' }],
+    };
+    const document = {
+      components: { schemas: { Widget: widget, WidgetSpec: { type: 'object', description: 'spec' } } },
+    };
+    writeFileSync(join(dir, 'example.org-v1.json'), JSON.stringify(document));
+    writeFileSync(join(dir, 'notes.txt'), 'not a schema');
+    // Asks for the schema on every call, as functions do, until the requirements settle.
+    const asking: BuiltinFunction = (request) => ({
+      requirements: { schemas: { widget: { apiVersion: 'example.org/v1', kind: 'Widget' } } },
+      output: { schema: request.requiredSchemas?.widget?.openapiV3 ?? null },
+    });
+    const { code, docs, stderr } = await render(tempFile('op.yaml', OPERATION), {
+      requiredSchemas: dir,
+      builtins: new Map([['function-patch-and-transform', asking]]),
+    });
+    expect(code, stderr).to.equal(0);
+    const status = docs[0]?.status as { pipeline?: { output?: { schema?: unknown } }[] };
+    expect(status.pipeline?.[0]?.output?.schema).to.deep.equal({
+      type: 'object',
+      properties: { spec: { type: 'object', description: 'spec' } },
+      'x-kubernetes-group-version-kind': [{ group: 'example.org', version: 'v1', kind: 'Widget' }],
+    });
+
+    writeFileSync(join(dir, 'broken.json'), '{');
+    const broken = await render(tempFile('op.yaml', OPERATION), { requiredSchemas: dir });
+    expect(broken.code).to.equal(1);
+    expect(broken.stderr).to.match(
+      /^compositor operation render: cannot load required schemas from ".*": broken\.json: /,
     );
   });
 });
