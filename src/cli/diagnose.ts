@@ -6,10 +6,18 @@ import { dateOf, errorMessage, systemClock, type Clock } from '../base/index.js'
 import type { Condition } from '../controller/index.js';
 import { Discovery, getIfExists, KubeClient, loadKubeConfig } from '../kube/index.js';
 import { LEASE_NAME } from '../manager/index.js';
-import { diagnose, type ComposedFacts, type EventFacts, type Facts, type LeaseFacts } from './diagnosis.js';
+import {
+  diagnose,
+  isOperation,
+  type ComposedFacts,
+  type EventFacts,
+  type Facts,
+  type LeaseFacts,
+} from './diagnosis.js';
 import { formatOverview, type Overview } from './diagnoseOverview.js';
 import { kubeconfigSource } from './environment.js';
 import type { Output } from './start.js';
+import { problemOperations } from './problemOperations.js';
 import { formatStuck, stuckXrs } from './stuckXrs.js';
 
 export interface DiagnoseOptions {
@@ -47,7 +55,12 @@ type Object = {
   kind: string;
   metadata: { name: string; namespace?: string; generation?: number; annotations?: Record<string, string> };
   spec?: Record<string, unknown>;
-  status?: { conditions?: Condition[]; effectivePollInterval?: string; lastHandledReconcileAt?: string };
+  status?: {
+    conditions?: Condition[];
+    effectivePollInterval?: string;
+    lastHandledReconcileAt?: string;
+    appliedResourceRefs?: ComposedFacts[];
+  };
 };
 
 /** Every served resource at its preferred version. */
@@ -108,11 +121,17 @@ async function xrdFacts(client: KubeClient, r: ApiResource): Promise<Facts['xrd'
   return { name: xrd.metadata.name, established: xrd.status?.conditions?.find((c) => c.type === 'Established') };
 }
 
-/** Each composed resource the XR references, found through discovery at the version it was composed at. */
-async function composedFacts(client: KubeClient, discovery: Discovery, object: Object): Promise<ComposedFacts[]> {
+/** An XR's composed resources, or what an Operation applied. */
+function referenced(object: Object): ComposedFacts[] {
+  if (isOperation(groupOf(object.apiVersion), object.kind)) return object.status?.appliedResourceRefs ?? [];
   const spec = object.spec ?? {};
   const crossplane = (spec.crossplane ?? {}) as { resourceRefs?: unknown };
-  const refs = (crossplane.resourceRefs ?? spec.resourceRefs ?? []) as ComposedFacts[];
+  return (crossplane.resourceRefs ?? spec.resourceRefs ?? []) as ComposedFacts[];
+}
+
+/** Each resource the object references, found through discovery at the version it was composed (or applied) at. */
+async function composedFacts(client: KubeClient, discovery: Discovery, object: Object): Promise<ComposedFacts[]> {
+  const refs = referenced(object);
   return Promise.all(
     refs.map(async (ref) => {
       const info = await discovery.resolve(ref.apiVersion, ref.kind).catch(() => undefined);
@@ -156,7 +175,7 @@ async function gather(client: KubeClient, options: DiagnoseOptions): Promise<Fac
   if (!r) throw new Error(`the server has no resource type "${options.resource}"`);
   const namespace = r.namespaced ? (options.namespace ?? 'default') : undefined;
   const facts: Facts = {
-    resource: { kind: r.kind, name: options.name, namespace },
+    resource: { group: r.group, kind: r.kind, name: options.name, namespace },
     lease: await leaseFacts(client, options.leaderElectionNamespace),
     xrd: await xrdFacts(client, r),
     composed: [],
@@ -192,6 +211,8 @@ async function report(client: KubeClient, options: DiagnoseOptions, now: Date): 
   }
   if (options.resource === '') {
     const overview: Overview = { ...(await stuckXrs(client, now.getTime(), limit)) };
+    const operations = await problemOperations(client, now.getTime(), limit);
+    if (operations) overview.operations = operations;
     const lease = await leaseFacts(client, options.leaderElectionNamespace);
     if (lease) overview.lease = lease;
     return json ? asJson(overview) : formatOverview(overview, now);

@@ -1,12 +1,15 @@
 // `compositor diagnose` without arguments: the first thing to run after installing or migrating, before knowing which
-// resource to ask about. The XRs of every kind that are stuck (the listing of --stuck) first, then who holds the
-// leader lease, then the command that diagnoses the oldest stuck XR.
+// resource to ask about. The XRs of every kind that are stuck (the listing of --stuck) first, then the Operations that
+// failed or are stuck, then who holds the leader lease, then the command that diagnoses the oldest stuck XR.
 import { leaderLine, type LeaseFacts } from './diagnosis.js';
+import { formatOperations, type OperationListing } from './problemOperations.js';
 import { formatStuck, type StuckListing } from './stuckXrs.js';
 
 export interface Overview extends StuckListing {
   /** Absent when no lease exists (compositor is not running, or runs without --leader-election). */
   lease?: LeaseFacts;
+  /** Absent when the API server serves no Operations (ops.crossplane.io is not installed). */
+  operations?: OperationListing;
 }
 
 /** The next command to run for a stuck XR: diagnose with its type, name and namespace. */
@@ -18,13 +21,15 @@ function diagnoseCommand(stuck: StuckListing['stuck'][number]): string {
 }
 
 /**
- * The overview as text: the stuck listing (its first line says whether anything is stuck), the leader, and what to
- * run next.
+ * The overview as text: the stuck listing (its first line says whether anything is stuck), the failed or stuck
+ * Operations, the leader, and what to run next.
  *
  * @example formatOverview({ stuck: [], total: 0 }, new Date()) // "no XR is stuck: ...\nLeader: ...\n"
  */
 export function formatOverview(overview: Overview, now: Date): string {
-  const lines = [formatStuck(overview).trimEnd(), leaderLine(overview.lease, now)];
+  const lines = [formatStuck(overview).trimEnd()];
+  if (overview.operations) lines.push(formatOperations(overview.operations).trimEnd());
+  lines.push(leaderLine(overview.lease, now));
   const oldest = overview.stuck[0];
   if (oldest !== undefined) lines.push(`Next: ${diagnoseCommand(oldest)}`);
   return `${lines.join('\n')}\n`;

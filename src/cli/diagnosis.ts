@@ -1,6 +1,7 @@
 // What `compositor diagnose` concludes from what it read: the most blocking cause first, then every fact a platform
 // engineer asks about when a resource is not reconciling. Pure, so each cause is tested without a cluster.
 import type { Condition } from '../controller/index.js';
+import { OPS_GROUP, SUCCEEDED } from '../operations/index.js';
 
 export interface LeaseFacts {
   namespace: string;
@@ -27,7 +28,7 @@ export interface EventFacts {
 }
 
 export interface Facts {
-  resource: { kind: string; name: string; namespace?: string };
+  resource: { group?: string; kind: string; name: string; namespace?: string };
   object?: {
     generation?: number;
     annotations: Record<string, string>;
@@ -75,6 +76,11 @@ export function leaderLine(lease: LeaseFacts | undefined, now: Date): string {
   return `Leader: none; lease ${lease.namespace}/${lease.name} last renewed ${lease.renewTime ?? 'never'} by ${lease.holder || 'nobody'}`;
 }
 
+/** Whether a resource is an Operation, which runs once instead of reconciling towards Ready. */
+export function isOperation(group: string | undefined, kind: string): boolean {
+  return group === OPS_GROUP && kind === 'Operation';
+}
+
 type ObjectFacts = NonNullable<Facts['object']>;
 type Rule = (facts: Facts, object: ObjectFacts, what: string, now: Date) => string | undefined;
 
@@ -82,8 +88,29 @@ function conditionText(c: Condition | undefined, fallback: string): string {
   return c?.message ?? c?.reason ?? fallback;
 }
 
-/** The causes in order of what blocks most: nothing running, no API, paused, open circuit, failing, unready. */
+/** An Operation's state from Succeeded: it ran, it failed for good, or it is running or will run again. */
+function operationCause(object: ObjectFacts, what: string): string {
+  const succeeded = find(object.conditions, SUCCEEDED);
+  if (succeeded?.status === 'True') return `${what} succeeded: its pipeline ran to completion and does not run again`;
+  if (succeeded?.status === 'False') return `${what} failed and does not run again: ${conditionText(succeeded, '')}`;
+  const synced = find(object.conditions, 'Synced');
+  if (synced?.status === 'False') return `${what} failed a run and will run again: ${conditionText(synced, '')}`;
+  return `${what} has not finished: ${conditionText(succeeded, 'no Succeeded condition')}`;
+}
+
+function ended(object: ObjectFacts): boolean {
+  const status = find(object.conditions, SUCCEEDED)?.status;
+  return status === 'True' || status === 'False';
+}
+
+/**
+ * The causes in order of what blocks most: an Operation that ended, nothing running, no API, paused, open circuit,
+ * failing (an Operation's run), unready.
+ */
 const RULES: readonly Rule[] = [
+  // An Operation that ended does not run again: nothing else about the cluster matters to it.
+  (facts, object, what) =>
+    isOperation(facts.resource.group, facts.resource.kind) && ended(object) ? operationCause(object, what) : undefined,
   (facts, object, what, now) => {
     const observed = object.conditions.some((c) => c.type === 'Synced' && c.observedGeneration === object.generation);
     if (leaseLive(facts.lease, now) || observed) return undefined;
@@ -103,6 +130,8 @@ const RULES: readonly Rule[] = [
     const until = Number.isNaN(since) ? 'unknown' : new Date(since + facts.circuitBreakerCooldownMs).toISOString();
     return `The watch circuit breaker of ${what} is open until ${until}: ${conditionText(responsive, '')}`;
   },
+  (facts, object, what) =>
+    isOperation(facts.resource.group, facts.resource.kind) ? operationCause(object, what) : undefined,
   (_, object, what) => {
     const synced = find(object.conditions, 'Synced');
     return synced?.status === 'False' ? `${what} fails to reconcile: ${conditionText(synced, '')}` : undefined;
@@ -125,24 +154,29 @@ function causeOf(facts: Facts, now: Date): string {
   return `${what} is healthy: Synced and Ready`;
 }
 
-function objectDetails(object: ObjectFacts): string[] {
+/** The object's own facts; an Operation is not polled, so it has its own conditions and no poll interval. */
+function objectDetails(object: ObjectFacts, operation: boolean): string[] {
+  const paused = `Paused: ${object.annotations[PAUSED] === 'true' ? 'yes' : 'no'}`;
+  const conditions = (types: string[]): string[] =>
+    types.map((type) => describeCondition(find(object.conditions, type), type));
+  if (operation) return [paused, ...conditions(['Synced', SUCCEEDED, 'ValidPipeline'])];
   return [
-    `Paused: ${object.annotations[PAUSED] === 'true' ? 'yes' : 'no'}`,
-    ...['Synced', 'Ready', 'Responsive'].map((type) => describeCondition(find(object.conditions, type), type)),
+    paused,
+    ...conditions(['Synced', 'Ready', 'Responsive']),
     `Effective poll interval: ${object.effectivePollInterval ?? 'not reported yet'}`,
     `Last reconcile request handled: ${object.lastHandledReconcileAt ?? 'none'}`,
   ];
 }
 
 export function diagnose(facts: Facts, now: Date): Diagnosis {
+  const operation = isOperation(facts.resource.group, facts.resource.kind);
   const details = [leaderLine(facts.lease, now)];
   if (facts.xrd) details.push(`XRD ${facts.xrd.name}: ${describeCondition(facts.xrd.established, 'Established')}`);
-  if (facts.object) details.push(...objectDetails(facts.object));
+  if (facts.object) details.push(...objectDetails(facts.object, operation));
   for (const c of facts.composed) {
     const where = c.namespace ? `${c.namespace}/` : '';
-    details.push(
-      `Composed ${c.kind} ${where}${c.name}: ${c.ready === 'missing' ? 'missing' : `Ready ${c.ready ?? 'unknown'}`}`,
-    );
+    const state = c.ready === 'missing' ? 'missing' : `Ready ${c.ready ?? 'unknown'}`;
+    details.push(`${operation ? 'Applied' : 'Composed'} ${c.kind} ${where}${c.name}: ${state}`);
   }
   for (const e of facts.warnings.slice(0, 5))
     details.push(`Warning ${e.reason}${e.time ? ` at ${e.time}` : ''}: ${e.message}`);

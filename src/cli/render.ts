@@ -21,6 +21,7 @@ import {
   type ResourceSelector,
   type Resources,
 } from '../functions/index.js';
+import { schemaIn, type OpenApiDocument } from '../composite/index.js';
 import { xrdScope, type CompositeResourceDefinition } from '../definition/index.js';
 import { checkRenderInputs, type RenderFiles } from './renderCheck.js';
 import { readObject, readObjects, RenderInputError } from './renderInputs.js';
@@ -67,12 +68,18 @@ function matches(object: JsonObject, s: ResourceSelector): boolean {
   return Object.entries(s.matchLabels?.labels ?? {}).every(([k, v]) => labels[k] === v);
 }
 
-/** Serves required resources from the supplied objects; like crossplane render, it ignores namespaces. */
-export function fileFetcher(objects: readonly JsonObject[]): RequiredResourceFetcher {
+/**
+ * Serves required resources from the supplied objects (like crossplane render, it ignores namespaces) and required
+ * schemas from the supplied OpenAPI documents.
+ */
+export function fileFetcher(
+  objects: readonly JsonObject[],
+  schemas: readonly OpenApiDocument[] = [],
+): RequiredResourceFetcher {
   return {
     fetchResources: (selector): Promise<Resources> =>
       Promise.resolve({ items: objects.filter((o) => matches(o, selector)).map((resource) => ({ resource })) }),
-    fetchSchema: () => Promise.resolve({}),
+    fetchSchema: (selector) => Promise.resolve(schemaIn(schemas, selector)),
   };
 }
 

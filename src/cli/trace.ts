@@ -1,5 +1,5 @@
-// `compositor trace <type> <name> [-n ns] [-o default|wide|json|dot]`: reads a claim, XR or composed resource and
-// everything it references from the cluster and prints the tree like `crossplane beta trace`. The walk is in
+// `compositor trace <type> <name> [-n ns] [-o default|wide|json|dot]`: reads a claim, XR, composed resource or
+// Operation (CronOperation, WatchOperation) and everything it references from the cluster and prints the tree like `crossplane beta trace`. The walk is in
 // traceTree.ts, the output formats in tracePrinters.ts; this file is the cluster side.
 import type { KubeConfig } from '@kubernetes/client-node';
 import { errorMessage } from '../base/index.js';
@@ -8,7 +8,15 @@ import { resolveResourceArg, type ServedResource } from './resourceArg.js';
 import { kubeconfigSource } from './environment.js';
 import type { Output } from './start.js';
 import { printTrace, type TraceFormat } from './tracePrinters.js';
-import { buildTree, type ObjectRef, type TraceError, type TraceGetter, type TracedObject } from './traceTree.js';
+import type { ListQuery } from './traceOperations.js';
+import {
+  buildTree,
+  type ObjectRef,
+  type TraceError,
+  type TraceGetter,
+  type TraceLister,
+  type TracedObject,
+} from './traceTree.js';
 
 export interface TraceOptions {
   /** `TYPE[.VERSION][.GROUP]`: plural, singular, short name or kind. */
@@ -35,10 +43,21 @@ export function describeError(err: unknown): TraceError {
 }
 
 /** GETs each reference at the REST path discovery gives its kind. */
-function getter(client: KubeClient): TraceGetter {
-  const discovery = new Discovery(client);
+function getter(client: KubeClient, discovery: Discovery): TraceGetter {
   return async (ref: ObjectRef) =>
     client.request<TracedObject>('GET', await discovery.path(ref.apiVersion, ref.kind, ref.name, ref.namespace));
+}
+
+/** Lists a cluster-scoped kind by labels (the Operations of a CronOperation or WatchOperation). */
+function lister(client: KubeClient, discovery: Discovery): TraceLister {
+  return async (query: ListQuery) => {
+    const path = await discovery.path(query.apiVersion, query.kind, undefined);
+    const list = await client.request<{ items: TracedObject[] }>('GET', path, {
+      query: { labelSelector: query.labelSelector },
+    });
+    // A list's items carry no apiVersion and kind of their own.
+    return list.items.map((item) => ({ ...item, apiVersion: query.apiVersion, kind: query.kind }));
+  };
 }
 
 function contextNamespace(kubeConfig: KubeConfig): string | undefined {
@@ -68,11 +87,13 @@ export async function runTrace(options: TraceOptions, output: Output): Promise<n
     const kubeConfig = loadKubeConfig(kubeconfigSource(options.kubeconfig));
     const client = new KubeClient(kubeConfig);
     const type = await resolveResourceArg(client, options.resource);
-    const get = getter(client);
+    const discovery = new Discovery(client);
+    const get = getter(client, discovery);
     const root = await getRoot(get, rootRef(type, options, kubeConfig));
     const tree = await buildTree(root, get, {
       connectionSecrets: options.showConnectionSecrets === true,
       describeError,
+      list: lister(client, discovery),
     });
     output.stdout(printTrace(tree, options.output));
     return 0;

@@ -42,6 +42,9 @@ Examples:
 
   # A picture of the tree
   compositor trace xapp shop -n team-a -o dot | dot -Tpng -o shop.png
+
+  # A CronOperation's Operations and what each applied
+  compositor trace cronoperation rotate-keys
 `;
 
 /** Builds `compositor trace`; run is undefined in builds without it, which makes the command a usage error. */
@@ -51,7 +54,7 @@ export function traceCommand(
 ): Command {
   const command = new Command('trace')
     .description(
-      'Print a claim, XR or composed resource and everything it composes as a tree, like crossplane beta trace.',
+      'Print a claim, XR or composed resource and everything it composes as a tree, like crossplane beta trace; or an Operation and what it applied.',
     )
     .argument('<resource>', "resource type as kubectl names it, 'TYPE[.VERSION][.GROUP]', optionally with '/NAME'")
     .argument('[name]', 'name of the resource')

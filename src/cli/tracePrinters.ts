@@ -2,6 +2,7 @@
 // and wide), JSON and Graphviz dot. Pure functions of the tree, so their exact output is unit-tested.
 import { PAUSED_ANNOTATION, RECONCILE_PAUSED } from '../controller/index.js';
 import { tabulate } from './tabWriter.js';
+import { readyConditionType } from './traceOperations.js';
 import type { TraceError, TraceNode, TracedCondition } from './traceTree.js';
 
 export type TraceFormat = 'default' | 'wide' | 'json' | 'dot';
@@ -13,6 +14,11 @@ const MESSAGE_LIMIT = 64;
 
 function condition(node: TraceNode, type: string): TracedCondition | undefined {
   return node.object.status?.conditions?.find((c) => c.type === type);
+}
+
+/** The READY column's condition: Ready, or what stands in for it on the ops kinds (an Operation's Succeeded). */
+function ready(node: TraceNode): TracedCondition | undefined {
+  return condition(node, readyConditionType(node.object));
 }
 
 function isTrue(c: TracedCondition | undefined): boolean {
@@ -29,13 +35,13 @@ function telling(c: TracedCondition | undefined): TracedCondition | undefined {
  * shows the pause whether or not a controller has written ReconcilePaused yet.
  */
 function statusCondition(node: TraceNode): Pick<TracedCondition, 'reason' | 'message'> | undefined {
-  const ready = condition(node, 'Ready');
+  const done = ready(node);
   const synced = condition(node, 'Synced');
   if (node.object.metadata.annotations?.[PAUSED_ANNOTATION] === 'true') {
     return synced?.reason === RECONCILE_PAUSED.reason ? synced : RECONCILE_PAUSED;
   }
-  if (isTrue(ready) && isTrue(synced)) return { reason: ready?.reason };
-  return telling(synced) ?? telling(ready) ?? ready;
+  if (isTrue(done) && isTrue(synced)) return { reason: done?.reason };
+  return telling(synced) ?? telling(done) ?? done;
 }
 
 function cropped(message: string, wide: boolean): string {
@@ -89,7 +95,7 @@ function rows(
   const name = prefix.own + nameOf(node);
   const after = prefix.dependsOn === undefined ? '' : ` (depends on ${prefix.dependsOn.join(', ')})`;
   const resource = resourceNameOf(node) + after;
-  const status = [dash(condition(node, 'Synced')), dash(condition(node, 'Ready')), statusText(node, wide)];
+  const status = [dash(condition(node, 'Synced')), dash(ready(node)), statusText(node, wide)];
   const own = wide ? [name, resource, ...status] : [name, ...status];
   const graph = dependsOnOf(node);
   const children = node.children.flatMap((child, index) => {
@@ -160,7 +166,7 @@ function dotLabel(node: TraceNode): string {
   const { apiVersion, metadata } = node.object;
   const lines = [`Name: ${node.object.kind}/${metadata.name}`, `ApiVersion: ${apiVersion}`];
   if ((metadata.namespace ?? '') !== '') lines.push(`Namespace: ${metadata.namespace ?? ''}`);
-  lines.push(`Ready: ${condition(node, 'Ready')?.status ?? ''}`, `Synced: ${condition(node, 'Synced')?.status ?? ''}`);
+  lines.push(`Ready: ${ready(node)?.status ?? ''}`, `Synced: ${condition(node, 'Synced')?.status ?? ''}`);
   if (node.error) lines.push(`Error: ${node.error.message}`);
   return `${lines.join('\n')}\n`;
 }

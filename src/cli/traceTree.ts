@@ -1,8 +1,10 @@
 // The tree `compositor trace` prints: a claim, XR or composed resource and everything it references, read through an
 // injected getter so that the walk is testable without an API server. Which references are followed is
-// `crossplane beta trace`'s rule; what each printer makes of the tree is in tracePrinters.ts.
+// `crossplane beta trace`'s rule, plus the ops kinds' (traceOperations.ts); what each printer makes of the tree is in
+// tracePrinters.ts.
 import { groupOf, type ObjectRef } from '../apis/index.js';
 import { errorMessage } from '../base/index.js';
+import { appliedRefs, ownedOperations, type ListQuery } from './traceOperations.js';
 
 /** An object as the API server returned it; only the fields the walk and the printers read are typed. */
 export interface TracedObject {
@@ -48,11 +50,16 @@ export interface TraceNode {
 /** Reads one referenced object; throws when it cannot (a missing object included). */
 export type TraceGetter = (ref: ObjectRef) => Promise<TracedObject>;
 
+/** Lists objects by labels; throws when it cannot. */
+export type TraceLister = (query: ListQuery) => Promise<TracedObject[]>;
+
 export interface TraceTreeOptions {
   /** Also follow the connection Secret references of claims and legacy XRs (`--show-connection-secrets`). */
   connectionSecrets?: boolean;
   /** Turns whatever the getter threw into the node's error (default: the error's message). */
   describeError?: (err: unknown) => TraceError;
+  /** Finds the Operations of a CronOperation or WatchOperation; without it they show none. */
+  list?: TraceLister;
 }
 
 /** Kinds known to reference nothing, whatever their spec holds (upstream skips the same ones). */
@@ -85,12 +92,17 @@ function secretRef(spec: Record<string, unknown>, namespace: string | undefined)
 }
 
 /**
- * The references a resource's children are read from: a v2 XR's spec.crossplane.resourceRefs (in the XR's namespace
- * unless a ref names its own), a claim's spec.resourceRef to its XR, a legacy XR's spec.resourceRefs. Anything else,
- * a managed resource say, has no children.
+ * The references a resource's children are read from: an Operation's status.appliedResourceRefs, a v2 XR's
+ * spec.crossplane.resourceRefs (in the XR's namespace unless a ref names its own), a claim's spec.resourceRef to its
+ * XR, a legacy XR's spec.resourceRefs. Anything else, a managed resource say, has no children.
  */
 export function childRefs(object: TracedObject, options: TraceTreeOptions = {}): ObjectRef[] {
   if (LEAVES.has(`${groupOf(object.apiVersion)}/${object.kind}`)) return [];
+  const applied = appliedRefs(object);
+  return applied === undefined ? composedRefs(object, options) : applied.map((r) => withNamespace(r, undefined));
+}
+
+function composedRefs(object: TracedObject, options: TraceTreeOptions): ObjectRef[] {
   const spec = object.spec ?? {};
   const namespace = object.metadata.namespace;
   const crossplane = spec.crossplane as { resourceRefs?: unknown } | undefined;
@@ -122,6 +134,21 @@ function defaultDescribe(err: unknown): TraceError {
   return { message: errorMessage(err) };
 }
 
+/** The Operations a CronOperation or WatchOperation created, oldest first (a CronOperation's names end in its time). */
+async function operationsOf(object: TracedObject, options: TraceTreeOptions): Promise<TracedObject[]> {
+  const query = ownedOperations(object);
+  if (query === undefined || options.list === undefined) return [];
+  const found = await options.list(query).catch((err: unknown) => {
+    const message = `cannot list the Operations of ${object.kind} "${object.metadata.name}": ${errorMessage(err)}`;
+    throw new Error(message, { cause: err });
+  });
+  const created = (o: TracedObject): string =>
+    typeof o.metadata.creationTimestamp === 'string' ? o.metadata.creationTimestamp : '';
+  const ordered = (a: TracedObject, b: TracedObject): number =>
+    created(a).localeCompare(created(b)) || a.metadata.name.localeCompare(b.metadata.name);
+  return [...found].sort(ordered);
+}
+
 async function expand(
   object: TracedObject,
   ancestors: ReadonlySet<string>,
@@ -129,7 +156,13 @@ async function expand(
   options: TraceTreeOptions,
 ): Promise<TraceNode[]> {
   const describe = options.describeError ?? defaultDescribe;
-  return Promise.all(
+  const owned = await Promise.all(
+    (await operationsOf(object, options)).map(async (op): Promise<TraceNode> => {
+      const key = keyOf({ ...op.metadata, apiVersion: op.apiVersion, kind: op.kind });
+      return { object: op, children: await expand(op, new Set([...ancestors, key]), get, options) };
+    }),
+  );
+  const referenced = await Promise.all(
     childRefs(object, options).map(async (ref): Promise<TraceNode> => {
       const key = keyOf(ref);
       const child = await get(ref).then(
@@ -144,6 +177,7 @@ async function expand(
       return { ...child, children };
     }),
   );
+  return [...owned, ...referenced];
 }
 
 /**

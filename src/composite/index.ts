@@ -5,6 +5,7 @@ export { childName, isValidComposedName } from './names.js';
 export { mapLimited } from './limitedParallel.js';
 export { COMPOSITION_REVISION, CompositeEventPipeline, type CompositeEventPipelineOptions } from './eventPipeline.js';
 export { apiResourceFetcher, isRequired, type RequiredWatch } from './requiredResources.js';
+export { schemaIn, type OpenApiDocument } from './requiredSchemas.js';
 export {
   ComposedResourceError,
   controllerOf,

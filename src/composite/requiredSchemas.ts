@@ -8,7 +8,8 @@ interface OpenApiIndex {
   paths?: Record<string, { serverRelativeURL?: string }>;
 }
 
-interface OpenApiDocument {
+/** An OpenAPI v3 document of one group-version, as /openapi/v3 serves it. */
+export interface OpenApiDocument {
   components?: { schemas?: Record<string, JsonObject> };
 }
 
@@ -25,9 +26,7 @@ export class OpenApiSchemas {
     const { apiVersion = '', kind = '' } = selector;
     const { group, version } = parseApiVersion(apiVersion);
     const document = await this.document(group === '' ? `api/${version}` : `apis/${apiVersion}`, signal);
-    const schemas = document?.components?.schemas ?? {};
-    const found = Object.values(schemas).find((s) => isKindSchema(s, group, version, kind));
-    return found === undefined ? {} : { openapiV3: flatten(found, schemas, new Set()) as JsonObject };
+    return schemaIn(document === undefined ? [] : [document], { apiVersion, kind });
   }
 
   private async document(key: string, signal?: AbortSignal): Promise<OpenApiDocument | undefined> {
@@ -42,6 +41,22 @@ export class OpenApiSchemas {
     this.documents.set(key, { url, document });
     return document;
   }
+}
+
+/**
+ * The schema of the selected kind in the first document that has it, references flattened within that document; an
+ * empty Schema when none does. `compositor render` reads the documents from files, the engine from the API server.
+ */
+export function schemaIn(documents: readonly OpenApiDocument[], selector: SchemaSelector): Schema {
+  if (documents.length === 0) return {};
+  const { apiVersion = '', kind = '' } = selector;
+  const { group, version } = parseApiVersion(apiVersion);
+  for (const document of documents) {
+    const schemas = document.components?.schemas ?? {};
+    const found = Object.values(schemas).find((s) => isKindSchema(s, group, version, kind));
+    if (found !== undefined) return { openapiV3: flatten(found, schemas, new Set()) as JsonObject };
+  }
+  return {};
 }
 
 function parseApiVersion(apiVersion: string): { group: string; version: string } {

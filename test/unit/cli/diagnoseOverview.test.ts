@@ -48,6 +48,50 @@ describe('cli/diagnoseOverview', () => {
         'Next: compositor diagnose xapps.example.org web',
       ],
     },
+    'the failed and stuck Operations after the XRs, before the leader': {
+      overview: {
+        stuck: [],
+        total: 0,
+        lease: LEASE,
+        operations: {
+          operations: [
+            {
+              name: 'rotate-1',
+              state: 'failed',
+              condition: 'Succeeded',
+              reason: 'PipelineError',
+              message: 'failure limit of 5 reached',
+              forSeconds: 90,
+            },
+            {
+              name: 'backup',
+              state: 'stuck',
+              condition: 'Synced',
+              reason: 'ReconcileError',
+              message: 'boom',
+              forSeconds: 3600,
+            },
+          ],
+          total: 3,
+        },
+      },
+      want: [
+        'no XR is stuck: every XR is Ready and Synced (or paused)',
+        '3 Operations failed or stuck; most recent first:',
+        '  Operation rotate-1: failed 1m30s ago: Succeeded PipelineError: failure limit of 5 reached',
+        '  Operation backup: not finished after 1h0m0s: Synced ReconcileError: boom',
+        '  ... and 1 more',
+        'Leader: compositor-7d9f-abcde (lease crossplane-system/compositor-leader-election renewed 2026-11-23T11:59:50.000000Z)',
+      ],
+    },
+    'no Operation to report': {
+      overview: { stuck: [], total: 0, lease: LEASE, operations: { operations: [], total: 0 } },
+      want: [
+        'no XR is stuck: every XR is Ready and Synced (or paused)',
+        'no Operation failed or is stuck',
+        'Leader: compositor-7d9f-abcde (lease crossplane-system/compositor-leader-election renewed 2026-11-23T11:59:50.000000Z)',
+      ],
+    },
   };
   for (const [reason, { overview, want }] of Object.entries(cases)) {
     it(`prints ${reason}`, () => {

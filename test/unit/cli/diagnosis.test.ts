@@ -110,4 +110,50 @@ describe('cli/diagnosis', () => {
     );
     expect(d.cause).to.equal('XApp team-a/shop is healthy: Synced and Ready');
   });
+
+  describe('an Operation', () => {
+    const interrupted = 'a run started but did not record its end';
+    const operation = (conditions: Condition[]): Facts =>
+      facts((f) => {
+        f.resource = { group: 'ops.crossplane.io', kind: 'Operation', name: 'rotate' };
+        f.xrd = undefined;
+        f.composed = [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'keys', namespace: 'default', ready: 'missing' }];
+        if (f.object) f.object.conditions = [ok('Synced', 'ReconcileSuccess'), ...conditions];
+      });
+    const cases: Record<string, { conditions: Condition[]; want: string }> = {
+      succeeded: {
+        conditions: [ok('Succeeded', 'PipelineSuccess')],
+        want: 'Operation rotate succeeded: its pipeline ran to completion and does not run again',
+      },
+      failed: {
+        conditions: [{ type: 'Succeeded', status: 'False', reason: 'PipelineError', message: interrupted }],
+        want: `Operation rotate failed and does not run again: ${interrupted}`,
+      },
+      running: {
+        conditions: [{ type: 'Succeeded', status: 'Unknown', reason: 'PipelineRunning' }],
+        want: 'Operation rotate has not finished: PipelineRunning',
+      },
+    };
+    for (const [name, c] of Object.entries(cases)) {
+      it(`reads "${name}" from Succeeded rather than Ready`, () => {
+        expect(diagnose(operation(c.conditions), NOW).cause).to.equal(c.want);
+      });
+    }
+
+    it('says a failed run that will be retried, and lists what it applied and its own conditions', () => {
+      const f = operation([{ type: 'Succeeded', status: 'Unknown', reason: 'PipelineRunning' }]);
+      f.object?.conditions.splice(0, 1, {
+        type: 'Synced',
+        status: 'False',
+        reason: 'ReconcileError',
+        message: 'boom',
+        observedGeneration: 2,
+      });
+      const d = diagnose(f, NOW);
+      expect(d.cause).to.equal('Operation rotate failed a run and will run again: boom');
+      expect(d.details).to.include('Applied ConfigMap default/keys: missing');
+      expect(d.details).to.include('Succeeded: Unknown (PipelineRunning)');
+      expect(d.details.some((line) => line.startsWith('Effective poll interval'))).to.equal(false);
+    });
+  });
 });

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { runOperationRender, runProgram, type OperationRenderOptions } from '../../../src/cli/index.js';
-import type { BuiltinFunction, RunFunctionRequest } from '../../../src/functions/index.js';
+import { withFunctionAnnotations } from '../../../src/cli/renderAnnotations.js';
+import type { BuiltinFunction, JsonObject, RunFunctionRequest } from '../../../src/functions/index.js';
 
 interface Rendered {
   code: number;
@@ -320,5 +321,181 @@ describe('cli/operationRender', () => {
       includeFullOperation: true,
       timeoutMs: 60_000,
     });
+  });
+
+  it('--context-files and --context-values seed the context the first step gets; a value wins over a file', async () => {
+    const requests: RunFunctionRequest[] = [];
+    const env = tempFile('env.json', '{"region": "eu", "tier": "silver"}');
+    const tier = tempFile('tier.yaml', 'silver\n');
+    const { code, stderr } = await render(
+      tempFile('op.yaml', OPERATION),
+      {
+        contextFiles: [`example.org/env=${env}`, `example.org/tier=${tier}`],
+        contextValues: ['example.org/tier="gold"', 'example.org/list=[1, 2]'],
+      },
+      requests,
+    );
+    expect(code, stderr).to.equal(0);
+    expect(requests[0]?.context).to.deep.equal({
+      'example.org/env': { region: 'eu', tier: 'silver' },
+      'example.org/tier': 'gold',
+      'example.org/list': [1, 2],
+    });
+  });
+
+  const badContext: Record<string, { reason: string; options: Partial<OperationRenderOptions>; want: RegExp }> = {
+    'no key': {
+      reason: 'a flag without KEY= says what it wants',
+      options: { contextValues: ['{"a": 1}'] },
+      want: /^compositor operation render: invalid --context-values "\{"a": 1\}": want KEY=VALUE\n$/,
+    },
+    'missing file': {
+      reason: 'a file that cannot be read is named by its key',
+      options: { contextFiles: ['example.org/env=/nonexistent/env.json'] },
+      want: /^compositor operation render: cannot read context value for key "example\.org\/env": /,
+    },
+    'not YAML': {
+      reason: 'a value that does not parse is named by its key',
+      options: { contextValues: ['example.org/env={"a": '] },
+      want: /^compositor operation render: cannot unmarshal context value for key "example\.org\/env": /,
+    },
+  };
+  for (const [name, { reason, options, want }] of Object.entries(badContext)) {
+    it(`fails with one line and calls nothing for a bad context flag: ${name}`, async () => {
+      const requests: RunFunctionRequest[] = [];
+      const { code, docs, stderr } = await render(tempFile('op.yaml', OPERATION), options, requests);
+      expect(stderr, reason).to.match(want);
+      expect(stderr.trim().split('\n'), reason).to.have.length(1);
+      expect(code, reason).to.equal(1);
+      expect(docs, reason).to.deep.equal([]);
+      expect(requests, reason).to.deep.equal([]);
+    });
+  }
+
+  it('takes --context-files, --context-values and -a repeated, in the order given, and --function-credentials', async () => {
+    let seen: OperationRenderOptions | undefined;
+    const argv = ['operation', 'render', 'op.yaml', 'fns.yaml', '--context-files', 'a=a.json'];
+    argv.push('--context-values', 'b=1', '--context-values', 'c="x"', '--function-credentials', 'creds/');
+    argv.push('-a', 'k=v', '--function-annotations', 'l=w', '--required-schemas', 'schemas/');
+    const code = await runProgram(
+      argv,
+      {
+        start: () => Promise.resolve(0),
+        dev: () => Promise.resolve(0),
+        operationRender: (options) => {
+          seen = options;
+          return Promise.resolve(0);
+        },
+      },
+      { writeOut: () => undefined, writeErr: () => undefined },
+    );
+    expect(code).to.equal(0);
+    expect(seen?.contextFiles).to.deep.equal(['a=a.json']);
+    expect(seen?.contextValues).to.deep.equal(['b=1', 'c="x"']);
+    expect(seen?.functionCredentials).to.equal('creds/');
+    expect(seen?.functionAnnotations).to.deep.equal(['k=v', 'l=w']);
+    expect(seen?.requiredSchemas).to.equal('schemas/');
+  });
+
+  it('--function-credentials gives a step the data of the Secret its credentials name, stringData included', async () => {
+    const requests: RunFunctionRequest[] = [];
+    const operation = tempFile(
+      'op.yaml',
+      OPERATION.replace(
+        '    name: function-patch-and-transform',
+        [
+          '    name: function-patch-and-transform',
+          '    credentials:',
+          '    - name: db',
+          '      source: Secret',
+          '      secretRef: {namespace: ops, name: db-creds}',
+        ].join('\n'),
+      ),
+    );
+    const secrets = tempFile(
+      'secrets.yaml',
+      [
+        'apiVersion: v1',
+        'kind: Secret',
+        'metadata: {namespace: ops, name: db-creds}',
+        `data: {user: ${Buffer.from('admin').toString('base64')}}`,
+        'stringData: {password: s3cret}',
+        '---',
+        'apiVersion: v1',
+        'kind: Secret',
+        'metadata: {namespace: other, name: db-creds}',
+        'data: {user: b3RoZXI=}',
+      ].join('\n'),
+    );
+    const { code, stderr } = await render(operation, { functionCredentials: secrets }, requests);
+    expect(code, stderr).to.equal(0);
+    const data = requests[0]?.credentials?.db?.credentialData?.data ?? {};
+    expect(Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString()]))).to.deep.equal({
+      user: 'admin',
+      password: 's3cret',
+    });
+
+    const missing = await render(operation, {}, []);
+    expect(missing.code).to.equal(1);
+    expect(missing.stderr).to.match(/Secret ops\/db-creds not found/);
+  });
+
+  it('-a sets each annotation on every Function, in place of its own, and rejects one without =', async () => {
+    const fns: JsonObject[] = [
+      {
+        apiVersion: 'pkg.crossplane.io/v1',
+        kind: 'Function',
+        metadata: { name: 'a', annotations: { x: 'own', y: '1' } },
+      },
+      { apiVersion: 'pkg.crossplane.io/v1', kind: 'Function', metadata: { name: 'b' } },
+    ];
+    const out = withFunctionAnnotations(fns, ['x=flag', 'render.crossplane.io/runtime-development-target=h:1=2']);
+    expect(out.map((fn) => (fn.metadata as { annotations?: unknown }).annotations)).to.deep.equal([
+      { x: 'flag', y: '1', 'render.crossplane.io/runtime-development-target': 'h:1=2' },
+      { x: 'flag', 'render.crossplane.io/runtime-development-target': 'h:1=2' },
+    ]);
+    expect((fns[0]?.metadata as { annotations?: unknown }).annotations).to.deep.equal({ x: 'own', y: '1' });
+    const { code, stderr } = await render(tempFile('op.yaml', OPERATION), { functionAnnotations: ['novalue'] });
+    expect(code).to.equal(1);
+    expect(stderr).to.equal(
+      'compositor operation render: cannot apply function annotation overrides: invalid function annotation format "novalue", expected key=value\n',
+    );
+  });
+
+  it('--required-schemas answers a schema a function asks for from the OpenAPI documents in a directory', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'compositor-schemas-'));
+    const widget = {
+      type: 'object',
+      properties: { spec: { $ref: '#/components/schemas/WidgetSpec' } },
+      'x-kubernetes-group-version-kind': [{ group: 'example.org', version: 'v1', kind: 'Widget' }],
+    };
+    const document = {
+      components: { schemas: { Widget: widget, WidgetSpec: { type: 'object', description: 'spec' } } },
+    };
+    writeFileSync(join(dir, 'example.org-v1.json'), JSON.stringify(document));
+    writeFileSync(join(dir, 'notes.txt'), 'not a schema');
+    // Asks for the schema on every call, as functions do, until the requirements settle.
+    const asking: BuiltinFunction = (request) => ({
+      requirements: { schemas: { widget: { apiVersion: 'example.org/v1', kind: 'Widget' } } },
+      output: { schema: request.requiredSchemas?.widget?.openapiV3 ?? null },
+    });
+    const { code, docs, stderr } = await render(tempFile('op.yaml', OPERATION), {
+      requiredSchemas: dir,
+      builtins: new Map([['function-patch-and-transform', asking]]),
+    });
+    expect(code, stderr).to.equal(0);
+    const status = docs[0]?.status as { pipeline?: { output?: { schema?: unknown } }[] };
+    expect(status.pipeline?.[0]?.output?.schema).to.deep.equal({
+      type: 'object',
+      properties: { spec: { type: 'object', description: 'spec' } },
+      'x-kubernetes-group-version-kind': [{ group: 'example.org', version: 'v1', kind: 'Widget' }],
+    });
+
+    writeFileSync(join(dir, 'broken.json'), '{');
+    const broken = await render(tempFile('op.yaml', OPERATION), { requiredSchemas: dir });
+    expect(broken.code).to.equal(1);
+    expect(broken.stderr).to.match(
+      /^compositor operation render: cannot load required schemas from ".*": broken\.json: /,
+    );
   });
 });
