@@ -9,3 +9,4 @@ export { planRevisions, type RevisionPlan } from './revisions.js';
 export { configurationHealth, revisionHealth, unpacking } from './conditions.js';
 export * from './names.js';
 export type * from './types.js';
+export { ConfigurationPackages, defaultCacheDir, type ConfigurationPackagesOptions } from './packages.js';
