@@ -175,8 +175,9 @@ describe('Configuration packages from a real registry (integration)', function (
     const xrdObject = await get<Obj>(client, XRD);
     expect(xrdObject?.metadata.ownerReferences?.map((r) => `${r.kind}/${r.name}`)).to.include(`Configuration/${NAME}`);
     await eventually('XRD Established', async () => {
-      const got = condition(await get<Obj>(client, XRD), 'Established');
-      return got?.status === 'True' ? got : undefined;
+      const got = await get<Obj>(client, XRD);
+      if (condition(got, 'Established')?.status === 'True') return got;
+      throw new Error(JSON.stringify(got?.status ?? got));
     });
   });
 
