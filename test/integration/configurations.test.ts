@@ -147,6 +147,8 @@ describe('Configuration packages from a real registry (integration)', function (
     const secret = pullSecret(registry.host, registry.user.username, registry.user.password, 'registry');
     await apply(client, { apiVersion: 'v1', kind: 'Secret', ...secret, metadata: { name: 'registry', namespace: NS } });
     await apply(client, RELEASE_CRD);
+    // Where the Composition writes its connection Secrets (writeConnectionSecretsToNamespace).
+    await apply(client, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'upbound-system' } });
     await apply(client, PT);
   });
 
@@ -260,5 +262,33 @@ describe('Configuration packages from a real registry (integration)', function (
     expect(after?.metadata.resourceVersion).to.equal(composition?.metadata.resourceVersion);
     expect(await controllerOf(client, XRD)).to.equal(`ConfigurationRevision/${installed}`);
     expect(await get(client, xr), 'the XR').to.not.equal(undefined);
+  });
+
+  it('deleting the Configuration deletes its revisions, and the garbage collector what only they owned', async () => {
+    await remove(client, xr);
+    await eventually('the XR gone', async () => ((await get(client, xr)) === undefined ? true : undefined), {
+      timeoutMs: 40_000,
+    });
+    await remove(client, { ...CONFIGURATION, metadata: { name: NAME } });
+    await eventually(
+      'revisions, XRD and Composition gone',
+      async () => {
+        const revisions = await client.request<{ items: unknown[] }>(
+          'GET',
+          '/apis/pkg.crossplane.io/v1/configurationrevisions',
+          {
+            query: { labelSelector: `pkg.crossplane.io/package=${NAME}` },
+          },
+        );
+        const left = [
+          revisions.items.length > 0 ? 'revisions' : '',
+          (await get(client, XRD)) ? 'XRD' : '',
+          (await get(client, COMPOSITION)) ? 'Composition' : '',
+        ].filter(Boolean);
+        if (left.length === 0) return true;
+        throw new Error(`left: ${left.join(', ')}`);
+      },
+      { timeoutMs: 60_000 },
+    );
   });
 });
