@@ -190,7 +190,9 @@ describe('Configuration packages from a real registry (integration)', function (
       'the XApp composes a Release',
       async () => {
         const got = await get<Obj>(client, xr);
-        const ref = got?.spec?.crossplane?.resourceRefs?.find((r) => r.kind === 'Release');
+        // A v1 XRD's XR is a legacy one: its references are spec.resourceRefs.
+        const spec = got?.spec as { resourceRefs?: { apiVersion: string; kind: string; name: string }[] } | undefined;
+        const ref = spec?.resourceRefs?.find((r) => r.kind === 'Release');
         if (ref === undefined) throw new Error(JSON.stringify(got?.status ?? got));
         return get<Obj & { spec: { forProvider: { namespace: string } } }>(client, {
           apiVersion: ref.apiVersion,
