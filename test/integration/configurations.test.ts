@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../e2e/controlplane/ports.js';
 import type { KubeClient, KubeObject } from '../../src/kube/index.js';
-import { buildPackage } from '../unit/fakes/xpkg.js';
+import { buildImage, buildPackage } from '../unit/fakes/xpkg.js';
 import { pullSecret } from '../unit/fakes/registry.js';
 import {
   apply,
@@ -36,6 +36,19 @@ const XRD = {
 };
 const COMPOSITION = { apiVersion: 'apiextensions.crossplane.io/v1', kind: 'Composition', metadata: { name: XRD_NAME } };
 const NAME = 'configuration-app';
+const COMPOSITION_YAML = [
+  'apiVersion: apiextensions.crossplane.io/v1',
+  'kind: Composition',
+  'metadata:',
+  '  name: mixed.example.org',
+  'spec:',
+  '  compositeTypeRef: { apiVersion: example.org/v1, kind: XMixed }',
+  '  mode: Pipeline',
+  '  pipeline:',
+  '    - step: pt',
+  '      functionRef: { name: crossplane-contrib-function-patch-and-transform }',
+  '',
+].join('\n');
 
 /** The Function configuration-app's Composition calls: upstream's package at a release the built-in reproduces. */
 const PT = {
@@ -74,12 +87,8 @@ interface OwnerRef {
   controller?: boolean;
 }
 
-function configuration(pkg: string): KubeObject {
-  return {
-    ...CONFIGURATION,
-    metadata: { name: NAME },
-    spec: { package: pkg, packagePullSecrets: [{ name: 'registry' }] },
-  };
+function configuration(pkg: string, name = NAME, secrets = [{ name: 'registry' }]): KubeObject {
+  return { ...CONFIGURATION, metadata: { name }, spec: { package: pkg, packagePullSecrets: secrets } };
 }
 
 async function cfgCondition(client: KubeClient, type: string): Promise<Condition | undefined> {
@@ -142,6 +151,15 @@ describe('Configuration packages from a real registry (integration)', function (
     digests.v2 = v2.digest;
     const malformed = await buildPackage('apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\n  name: [oops\n');
     refs.malformed = await registry.push(malformed, 'upbound/configuration-app', 'v0.3.0-broken');
+    const empty = await buildImage([{ files: { 'README.md': 'no package here\n' } }]);
+    refs.notAPackage = await registry.push(empty, 'org/not-a-package', 'v1');
+    // A Configuration carrying a CRD: linted (an event), the CRD left out, the rest installed.
+    const crd = `apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.org\n`;
+    const wrongKinds = await buildPackage(
+      `apiVersion: meta.pkg.crossplane.io/v1\nkind: Configuration\nmetadata:\n  name: mixed\n---\n${crd}---\n` +
+        COMPOSITION_YAML,
+    );
+    refs.wrongKinds = await registry.push(wrongKinds, 'org/mixed', 'v1');
     cacheDir = await mkdtemp(join(tmpdir(), 'xpkg-cache-'));
     running = await startEngine({ packageRuntime: 'Deployment', leaderElectionNamespace: NS, xpkgCacheDir: cacheDir });
     const secret = pullSecret(registry.host, registry.user.username, registry.user.password, 'registry');
@@ -203,7 +221,11 @@ describe('Configuration packages from a real registry (integration)', function (
       { timeoutMs: 40_000 },
     );
     expect(release.spec.forProvider.namespace).to.equal('ghost');
-    expect(condition(await get<Obj>(client, xr), 'Synced')).to.include({ status: 'True' });
+    await eventually('the XApp Synced', async () => {
+      const synced = condition(await get<Obj>(client, xr), 'Synced');
+      if (synced?.status === 'True') return synced;
+      throw new Error(JSON.stringify(synced));
+    });
   });
 
   it('upgrades to a second tag: a new active revision, the old one inactive, the XR kept', async () => {
@@ -264,6 +286,64 @@ describe('Configuration packages from a real registry (integration)', function (
     expect(after?.metadata.resourceVersion).to.equal(composition?.metadata.resourceVersion);
     expect(await controllerOf(client, XRD)).to.equal(`ConfigurationRevision/${installed}`);
     expect(await get(client, xr), 'the XR').to.not.equal(undefined);
+  });
+
+  it('reports a 401, a missing tag and an image without package.yaml as UnpackingPackage', async () => {
+    const cases: Record<string, { object: KubeObject; message: RegExp }> = {
+      // Token authentication: the token service refuses an anonymous pull.
+      'no credentials': {
+        object: configuration(refs.v1 ?? '', 'no-credentials', []),
+        message: /cannot get a token for repository:upbound\/configuration-app:pull/,
+      },
+      'a missing tag': {
+        object: configuration((refs.v1 ?? '').replace(':v0.1.0', ':v9.9.9'), 'missing-tag'),
+        message: /404|MANIFEST_UNKNOWN/,
+      },
+      'not a package': {
+        object: configuration(refs.notAPackage ?? '', 'not-a-package'),
+        message: /package\.yaml not found/,
+      },
+    };
+    for (const { object } of Object.values(cases)) await apply(client, object);
+    for (const [name, { object, message }] of Object.entries(cases)) {
+      const got = await eventually(`${name}: Installed False`, async () => {
+        const c = condition(await get<Obj>(client, object), 'Installed');
+        if (c?.reason === 'UnpackingPackage') return c;
+        throw new Error(JSON.stringify(c));
+      });
+      expect(got.message, name)
+        .to.match(/^cannot unpack package: /)
+        .and.to.match(message);
+      await remove(client, object);
+    }
+  });
+
+  it('leaves out objects a Configuration may not carry, with a lint event, and installs the rest', async () => {
+    const mixed = configuration(refs.wrongKinds ?? '', 'mixed');
+    await apply(client, mixed);
+    const composition = { ...COMPOSITION, metadata: { name: 'mixed.example.org' } };
+    await eventually('the Composition installed', async () =>
+      (await controllerOf(client, composition)) ? true : undefined,
+    );
+    const revisionName = await eventually('a current revision', async () => {
+      const cfg = await get<Obj & { status?: { currentRevision?: string } }>(client, mixed);
+      return cfg?.status?.currentRevision;
+    });
+    const revision = await get<Obj>(client, { ...REVISION, metadata: { name: revisionName } });
+    const lint = await eventually('a LintPackage event', async () => {
+      const events = await eventsFor(client, 'default', revision?.metadata.uid ?? '', 'LintPackage');
+      return events[0];
+    });
+    expect(lint.note).to.equal(
+      'linting package contents failed: object did not pass any of the linters with following errors: object is not an XRD, object is not an ManagedResourceActivationPolicy, object is not a Composition, object is not an Operation, object is not a CronOperation, object is not a WatchOperation',
+    );
+    const crd = await get(client, {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.example.org' },
+    });
+    expect(crd, 'the CRD').to.equal(undefined);
+    await remove(client, mixed);
   });
 
   it('deleting the Configuration deletes its revisions, and the garbage collector what only they owned', async () => {
