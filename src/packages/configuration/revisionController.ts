@@ -103,7 +103,6 @@ export class ConfigurationRevisionController implements Lifecycle {
     const pkg = await this.fetch(rev, signal);
     if (pkg === undefined) return {};
     const refs = await this.install(rev, pkg, self, signal);
-    if (refs === undefined) return {};
     await this.healthy(rev, { objectRefs: refs, resolvedPackage: rev.spec.image }, signal);
     return {};
   }
@@ -138,13 +137,13 @@ export class ConfigurationRevisionController implements Lifecycle {
     return pkg;
   }
 
-  /** Establishes the package's objects; undefined when that was refused or failed (reported, then retried). */
+  /** Establishes the package's objects; a refusal or failure is reported, then thrown to be retried with backoff. */
   private async install(
     rev: ConfigurationRevision,
     pkg: FetchedPackage,
     self: OwnerReference,
     signal: AbortSignal,
-  ): Promise<ObjectRef[] | undefined> {
+  ): Promise<ObjectRef[]> {
     const parent = rev.metadata.labels?.[LABEL_PARENT_PACKAGE];
     const owningPackage = rev.metadata.ownerReferences?.find((r) => r.name === parent);
     try {
