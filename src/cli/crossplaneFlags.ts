@@ -28,6 +28,7 @@ export const SAME_NAME_FLAGS: readonly string[] = [
   'enable-composed-resource-ordering',
   'enable-operations',
   'xfn-cache-max-ttl',
+  'xpkg-cache-dir',
 ];
 
 /** A Crossplane flag with its commander spelling ("-d, --debug", "-l") and the kind of value it takes. */
@@ -76,6 +77,8 @@ export const MAPPED_FLAGS: readonly MappedFlag[] = [
     means: '--health-probe-bind-address=:<port>',
     value: bindAll,
   },
+  { flags: '-c', kind: 'text', sets: 'xpkg-cache-dir', means: '--xpkg-cache-dir', value: (dir) => dir },
+  { flags: '--cache-dir', kind: 'text', sets: 'xpkg-cache-dir', means: '--xpkg-cache-dir', value: (dir) => dir },
   {
     flags: '--tls-client-certs-dir',
     kind: 'path',
@@ -85,17 +88,15 @@ export const MAPPED_FLAGS: readonly MappedFlag[] = [
   },
 ];
 
-const NO_PACKAGES = 'compositor runs Function packages only (--package-runtime) and pulls no package images';
+const NO_PACKAGES = 'compositor installs Function and Configuration packages only (--package-runtime), no Providers';
 const NO_WEBHOOKS = 'compositor serves no webhooks';
 
 export const IGNORED_FLAGS: readonly IgnoredFlagDefinition[] = [
   { flags: '--profile', kind: 'text', reason: 'compositor serves no pprof endpoint' },
   { flags: '-n, --namespace', kind: 'text', reason: NO_PACKAGES },
   { flags: '--service-account', kind: 'text', reason: NO_PACKAGES },
-  { flags: '--ca-bundle-path', kind: 'text', reason: `${NO_PACKAGES}, so it fetches none from a registry` },
-  { flags: '--user-agent', kind: 'text', reason: `${NO_PACKAGES}, and this names package fetches only` },
-  { flags: '-c, --xpkg-cache-dir', kind: 'text', reason: `${NO_PACKAGES}, so it caches none` },
-  { flags: '--cache-dir', kind: 'text', reason: `${NO_PACKAGES}, so it caches none` },
+  { flags: '--ca-bundle-path', kind: 'text', reason: 'compositor pulls packages trusting the system CAs only' },
+  { flags: '--user-agent', kind: 'text', reason: 'compositor pulls packages as "compositor"' },
   { flags: '--max-concurrent-package-establishers', kind: 'nonNegativeInteger', reason: NO_PACKAGES },
   { flags: '--enable-webhooks', kind: 'boolean', reason: NO_WEBHOOKS },
   { flags: '--webhook-enabled', kind: 'boolean', reason: NO_WEBHOOKS },

@@ -225,7 +225,15 @@ export const START_FLAGS: readonly FlagDefinition[] = [
     kind: 'packageRuntime',
     default: 'Deployment',
     description:
-      "How Function packages (pkg.crossplane.io/v1 Functions) run. Deployment: compositor runs each one as Crossplane's package manager does (FunctionRevisions, a Deployment, Service and ServiceAccount in compositor's namespace, --leader-election-namespace) and calls it over mTLS with certificates it generates; a Function annotated compositor.crossplane.io/endpoint is still called there. External: something else runs them (Crossplane's package manager, which must then be the only one), compositor only calls them with the certificate in --function-tls-dir.",
+      "How Function packages (pkg.crossplane.io/v1 Functions) run. Deployment: compositor runs each one as Crossplane's package manager does (FunctionRevisions, a Deployment, Service and ServiceAccount in compositor's namespace, --leader-election-namespace) and calls it over mTLS with certificates it generates; a Function annotated compositor.crossplane.io/endpoint is still called there. Configurations (pkg.crossplane.io/v1) are installed too, pulled from their registries (--xpkg-cache-dir). External: something else runs Functions and installs Configurations (Crossplane's package manager, which must then be the only one), compositor only calls Functions with the certificate in --function-tls-dir.",
+  },
+  {
+    name: 'xpkg-cache-dir',
+    key: 'xpkgCacheDir',
+    kind: 'path',
+    default: undefined,
+    description:
+      "Directory where pulled package images are cached by digest (Crossplane's --xpkg-cache-dir, -c). Default: compositor-xpkg-cache under the system's temporary directory.",
   },
   {
     name: 'builtin-functions',

@@ -1,4 +1,5 @@
 import type { CustomResourceDefinition } from '../apis/index.js';
+import { asJsonSchemaProps } from './jsonSchemaProps.js';
 import { xrdOwnerReferences, type CompositeResourceDefinition, type JsonSchema, type XrdVersion } from './xrd.js';
 
 /** XR and claim names become label values, which Kubernetes caps at 63 characters. */
@@ -26,7 +27,7 @@ type SchemaObject = JsonSchema & { properties: Record<string, JsonSchema> };
  * than 63. Anything else there is dropped, as upstream drops it, so both engines render the same CRD.
  */
 export function baseVersion(version: XrdVersion): CrdVersion {
-  const user = version.schema?.openAPIV3Schema ?? {};
+  const user = asJsonSchemaProps(version.schema?.openAPIV3Schema ?? {});
   const rendered: CrdVersion = {
     name: version.name,
     served: version.served,

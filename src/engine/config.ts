@@ -27,6 +27,8 @@ export interface EngineConfig {
   functionTlsDir: string;
   /** Deployment: compositor runs Function packages itself; External: something else does. */
   packageRuntime: 'Deployment' | 'External';
+  /** --xpkg-cache-dir: where pulled packages are cached; a directory under the system's temporary one by default. */
+  xpkgCacheDir?: string;
   /** compositor's namespace (--leader-election-namespace, the chart's release namespace): where packages run. */
   leaderElectionNamespace: string;
   /** --builtin-functions: false runs no Function in-process. */

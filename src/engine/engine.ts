@@ -18,6 +18,11 @@ export interface EngineParts {
    * Deployments and issues the certificates the function caller uses; before it.
    */
   packages?: Lifecycle;
+  /**
+   * With --package-runtime=Deployment, on shard 0: the Configuration and ConfigurationRevision controllers, which
+   * install packages' XRDs and Compositions; before the XRD controller, which picks those up as any others.
+   */
+  configurations?: Lifecycle;
   /** The function caller: client certificate, Function caches, gRPC channels. */
   functions: Lifecycle;
   /** The built-in nop provider (--enable-nop-provider); before the composite controllers, which may compose it. */
@@ -64,6 +69,7 @@ export class Engine implements Runnable {
       flush,
       ...(options.clientTls ? [options.clientTls] : []),
       ...(options.packages ? [options.packages] : []),
+      ...(options.configurations ? [options.configurations] : []),
       options.functions,
       ...(options.nop ? [options.nop] : []),
       ...(options.revisions ? [options.revisions] : []),

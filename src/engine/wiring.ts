@@ -16,7 +16,7 @@ import type { Metrics } from '../metrics/index.js';
 import { reconcileLimits } from '../base/index.js';
 import { ReconcileLimiter } from '../queue/index.js';
 import { kubeActiveRevision, OperationsController } from '../operations/index.js';
-import { ClientCertificate, FunctionPackageController, TlsSecrets } from '../packages/index.js';
+import { ClientCertificate, ConfigurationPackages, FunctionPackageController, TlsSecrets } from '../packages/index.js';
 import { UsageController } from '../usage/index.js';
 import { InformerRegistry, shardFilter } from '../watch/index.js';
 import type { EngineConfig } from './config.js';
@@ -127,6 +127,7 @@ export function controllers(
   const runsPackages = config.packageRuntime === 'Deployment';
   return {
     packages: clusterWide && runsPackages ? packageController(shared, secrets) : undefined,
+    configurations: clusterWide && runsPackages ? configurationPackages(shared) : undefined,
     nop: config.enableNopProvider ? nopProvider(shared) : undefined,
     revisions: clusterWide ? revisionController(shared) : undefined,
     usages: clusterWide && config.enableUsages ? usageController(shared) : undefined,
@@ -160,6 +161,16 @@ function packageController({ context, settings, config }: Shared, secrets: TlsSe
     namespace: config.leaderElectionNamespace,
     builtins: builtinPolicy(config),
     isExternal: (fn) => runsExternally(fn, config.packageRuntime),
+  });
+}
+
+/** Configurations (--package-runtime=Deployment): pulled into --xpkg-cache-dir, pull secrets from compositor's namespace. */
+function configurationPackages({ context, settings, config }: Shared): ConfigurationPackages {
+  return new ConfigurationPackages({
+    ...context,
+    settings,
+    namespace: config.leaderElectionNamespace,
+    ...(config.xpkgCacheDir !== undefined ? { cacheDir: config.xpkgCacheDir } : {}),
   });
 }
 

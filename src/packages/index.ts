@@ -17,3 +17,9 @@ export { TlsSecrets, FIELD_MANAGER, type TlsBundle } from './secrets.js';
 export { ClientCertificate, type ClientCertificateOptions } from './clientCertificate.js';
 export { deploymentHealth } from './runtime.js';
 export { packageHealth, runtime as runtimeCondition, RUNTIME, RUNTIME_REASON } from './conditions.js';
+export {
+  ConfigurationPackages,
+  type ConfigurationPackagesOptions,
+  CONFIGURATION,
+  CONFIGURATION_REVISION,
+} from './configuration/index.js';

@@ -135,6 +135,7 @@ passed (compositor uses the pod's ServiceAccount).
   (list "builtin-functions" $v.functions.builtin)
   (list "builtin-function-registries" (ternary (join "," $v.functions.builtinRegistries) nil (kindIs "slice" $v.functions.builtinRegistries)))
   (list "package-runtime" $v.functions.packageRuntime)
+  (list "xpkg-cache-dir" $v.packages.cacheDir)
   (list "enable-function-response-cache" $v.functions.responseCache.enabled)
   (list "xfn-cache-max-ttl" $v.functions.responseCache.maxTtl)
   (list "metrics-bind-address" (printf ":%s" (include "compositor.number" $v.metrics.port)))

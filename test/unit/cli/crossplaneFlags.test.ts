@@ -117,6 +117,8 @@ describe('cli/crossplane flags', () => {
       args: ['--tls-client-certs-dir=/certs'],
       want: { functionTlsDir: '/certs' },
     },
+    '-c is --xpkg-cache-dir': { args: ['-c', '/cache/xpkg'], want: { xpkgCacheDir: '/cache/xpkg' } },
+    '--cache-dir is --xpkg-cache-dir': { args: ['--cache-dir=/cache/xpkg'], want: { xpkgCacheDir: '/cache/xpkg' } },
     '--enable-function-response-cache (on by default)': { args: [], want: { enableFunctionResponseCache: true } },
     '--enable-function-response-cache=false turns the cache off': {
       args: ['--enable-function-response-cache=false'],

@@ -165,6 +165,7 @@ describe('cli/program', () => {
     '--function-timeout': { args: ['--function-timeout=15s'], want: { functionTimeoutMs: 15_000 } },
     '--function-insecure': { args: ['--function-insecure'], want: { functionInsecure: true } },
     '--function-tls-dir': { args: ['--function-tls-dir=/certs'], want: { functionTlsDir: '/certs' } },
+    '--xpkg-cache-dir': { args: ['--xpkg-cache-dir=/cache/xpkg'], want: { xpkgCacheDir: '/cache/xpkg' } },
     '--builtin-functions=false': { args: ['--builtin-functions=false'], want: { builtinFunctions: false } },
     '--builtin-function-registries (a mirror)': {
       args: [

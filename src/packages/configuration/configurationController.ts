@@ -1,0 +1,271 @@
+// The Configuration controller, as Crossplane v2.3's package reconciler (internal/controller/pkg/manager): the package
+// is pulled to learn its digest; the revision of that digest (revisionNameOf) is applied with the Configuration's
+// settings and made current, every other Active revision is made Inactive, the oldest is deleted past
+// revisionHistoryLimit (revisions.ts); status names the current revision and package, Installed says whether it is
+// active and Healthy follows its RevisionHealthy. A pull that fails is Installed False (UnpackingPackage) and Healthy
+// False with the error, and changes no revision: what is installed stays installed. A revision's change re-queues its
+// Configuration, which copies the revision's health.
+import type { Logger } from 'pino';
+import { errorMessage, type Clock } from '../../base/index.js';
+import { ControllerShell, watchKind, type ControllerContext, type ControllerSettings } from '../../controller/index.js';
+import { CONTENT_TYPE, getIfExists, isNotFound, serverSideApply } from '../../kube/index.js';
+import type { Lifecycle } from '../../lifecycle/index.js';
+import type { ReconcileResult } from '../../queue/index.js';
+import { LABEL_PARENT_PACKAGE } from '../names.js';
+import type { PackageClient } from '../xpkg/index.js';
+import { configurationHealth, installed, unhealthy, unpacking } from './conditions.js';
+import {
+  CONFIGURATION,
+  CONFIGURATION_REVISION,
+  CONFIGURATION_REVISIONS,
+  CONFIGURATIONS,
+  FIELD_MANAGER,
+  revisionNameOf,
+} from './names.js';
+import { pullOptions } from './pull.js';
+import { planRevisions } from './revisions.js';
+import { writeStatus } from './status.js';
+import type { Configuration, ConfigurationRevision, DesiredState } from './types.js';
+
+export interface ConfigurationControllerOptions extends ControllerContext {
+  settings: ControllerSettings;
+  packages: Pick<PackageClient, 'get'>;
+  /** compositor's namespace: where packagePullSecrets are read. */
+  namespace: string;
+  /** How soon a Configuration whose packagePullPolicy is Always looks for a new digest (upstream: 1m). */
+  pullIntervalMs?: number;
+  clock?: Clock;
+}
+
+const REASON = {
+  list: 'ListRevision',
+  unpack: 'UnpackPackage',
+  transition: 'TransitionRevision',
+  garbageCollect: 'GarbageCollect',
+  install: 'InstallPackageRevision',
+} as const;
+
+/** A failure already reported on the Configuration; the queue retries it with backoff. */
+class ReportedError extends Error {
+  override readonly name = 'ReportedError';
+}
+
+export class ConfigurationController implements Lifecycle {
+  readonly name = 'packages/configuration.pkg.crossplane.io';
+  private readonly shell: ControllerShell;
+  private readonly logger: Logger;
+
+  constructor(private readonly options: ConfigurationControllerOptions) {
+    this.logger = options.logger.child({ controller: this.name });
+    this.shell = new ControllerShell({
+      ...options,
+      name: this.name,
+      watches: [
+        watchKind({ kind: CONFIGURATION }),
+        watchKind({
+          kind: CONFIGURATION_REVISION,
+          keys: (event) => {
+            const labels = event.object.metadata.labels as Record<string, string> | undefined;
+            const parent = labels?.[LABEL_PARENT_PACKAGE];
+            return parent === undefined ? [] : [parent];
+          },
+        }),
+      ],
+      reconcile: (key, signal) => this.reconcile(key, signal),
+      errors: { keyField: 'configuration', level: 'warn', causes: true },
+    });
+  }
+
+  async start(signal?: AbortSignal): Promise<void> {
+    await this.shell.start(signal);
+  }
+
+  async stop(deadline: AbortSignal): Promise<void> {
+    await this.shell.stop(deadline);
+  }
+
+  /** Reconciles one Configuration, read fresh. */
+  async reconcile(name: string, signal: AbortSignal): Promise<ReconcileResult> {
+    const cfg = await getIfExists<Configuration>(this.options.client, `${CONFIGURATIONS}/${name}`, signal);
+    // Being deleted: the garbage collector deletes its revisions, and with them what only they owned.
+    if (cfg === undefined || cfg.metadata.deletionTimestamp !== undefined) return {};
+    const revisions = await this.listRevisions(cfg, signal);
+    const digest = await this.resolve(cfg, signal);
+    const currentName = revisionNameOf(name, digest);
+    const plan = planRevisions(cfg, currentName, revisions);
+    for (const old of plan.deactivate) await this.deactivate(cfg, old, signal);
+    if (plan.collect !== undefined) await this.collect(cfg, plan.collect, signal);
+    const current = await this.applyRevision(cfg, currentName, plan, signal);
+    await this.report(
+      cfg,
+      current,
+      revisions.find((r) => r.metadata.name === currentName),
+      signal,
+    );
+    return cfg.spec.packagePullPolicy === 'Always' ? { requeueAfterMs: this.options.pullIntervalMs ?? 60_000 } : {};
+  }
+
+  /** Status: the current revision and package, Installed from its state, Healthy from its RevisionHealthy. */
+  private async report(
+    cfg: Configuration,
+    current: ConfigurationRevision,
+    stored: ConfigurationRevision | undefined,
+    signal: AbortSignal,
+  ): Promise<void> {
+    // The revision as applied carries no status when it was just created; the listed one may have one.
+    const health = configurationHealth(current.status?.conditions ?? stored?.status?.conditions);
+    if (health.status === 'True' && cfg.status?.conditions?.find((c) => c.type === 'Healthy')?.status !== 'True') {
+      this.event(cfg, 'Normal', REASON.install, 'Successfully installed package revision');
+    }
+    const active = current.spec.desiredState === 'Active';
+    const { name } = cfg.metadata;
+    await writeStatus(
+      this.options,
+      { path: `${CONFIGURATIONS}/${name}`, stored: cfg.status },
+      {
+        conditions: [health, active ? installed(true) : installed(false, 'Package is inactive')],
+        fields: {
+          currentRevision: current.metadata.name,
+          currentIdentifier: cfg.spec.package,
+          resolvedPackage: cfg.spec.package,
+        },
+      },
+      signal,
+    );
+  }
+
+  private async listRevisions(cfg: Configuration, signal: AbortSignal): Promise<ConfigurationRevision[]> {
+    try {
+      const list = await this.options.client.request<{ items: ConfigurationRevision[] }>(
+        'GET',
+        CONFIGURATION_REVISIONS,
+        {
+          query: { labelSelector: `${LABEL_PARENT_PACKAGE}=${cfg.metadata.name}` },
+          signal,
+        },
+      );
+      return list.items;
+    } catch (err) {
+      const message = `cannot list revisions for package: ${errorMessage(err)}`;
+      this.event(cfg, 'Warning', REASON.list, message);
+      throw new ReportedError(message, { cause: err });
+    }
+  }
+
+  /** The digest spec.package resolves to; a failure is reported as UnpackingPackage and retried. */
+  private async resolve(cfg: Configuration, signal: AbortSignal): Promise<string> {
+    try {
+      const options = await pullOptions(this.options.client, this.options.namespace, cfg.spec, signal);
+      const pkg = await this.options.packages.get(cfg.spec.package, options);
+      return pkg.digest;
+    } catch (err) {
+      const message = `cannot unpack package: ${errorMessage(err, { cause: true })}`;
+      if (cfg.status?.conditions?.find((c) => c.type === 'Installed')?.message !== message) {
+        this.event(cfg, 'Warning', REASON.unpack, message);
+      }
+      await writeStatus(
+        this.options,
+        { path: `${CONFIGURATIONS}/${cfg.metadata.name}`, stored: cfg.status },
+        { conditions: [unpacking(message), unhealthy(message)] },
+        signal,
+      ).catch((writeErr: unknown) => {
+        this.logger.debug(
+          { configuration: cfg.metadata.name, err: errorMessage(writeErr) },
+          'cannot update package status',
+        );
+      });
+      throw new ReportedError(message, { cause: err });
+    }
+  }
+
+  private async deactivate(cfg: Configuration, rev: ConfigurationRevision, signal: AbortSignal): Promise<void> {
+    await this.options.client
+      .request('PATCH', `${CONFIGURATION_REVISIONS}/${rev.metadata.name}`, {
+        body: { spec: { desiredState: 'Inactive' } },
+        contentType: CONTENT_TYPE.mergePatch,
+        signal,
+      })
+      .catch((err: unknown) => {
+        const message = `cannot update inactive package revision: ${errorMessage(err)}`;
+        this.event(cfg, 'Warning', REASON.transition, message);
+        throw new ReportedError(message, { cause: err });
+      });
+  }
+
+  private async collect(cfg: Configuration, rev: ConfigurationRevision, signal: AbortSignal): Promise<void> {
+    await this.options.client
+      .request('DELETE', `${CONFIGURATION_REVISIONS}/${rev.metadata.name}`, { signal })
+      .catch((err: unknown) => {
+        if (isNotFound(err)) return;
+        const message = `cannot garbage collect old package revision: ${errorMessage(err)}`;
+        this.event(cfg, 'Warning', REASON.garbageCollect, message);
+        throw new ReportedError(message, { cause: err });
+      });
+  }
+
+  /** Applies the current revision: the Configuration's settings, its number and state, controlled by the Configuration. */
+  private async applyRevision(
+    cfg: Configuration,
+    name: string,
+    plan: { revision: number; desiredState: DesiredState },
+    signal: AbortSignal,
+  ): Promise<ConfigurationRevision> {
+    const { spec } = cfg;
+    const body = {
+      ...CONFIGURATION_REVISION,
+      metadata: {
+        name,
+        labels: { [LABEL_PARENT_PACKAGE]: cfg.metadata.name },
+        ownerReferences: [
+          {
+            ...CONFIGURATION,
+            name: cfg.metadata.name,
+            uid: cfg.metadata.uid ?? '',
+            controller: true,
+            blockOwnerDeletion: true,
+          },
+        ],
+      },
+      spec: {
+        desiredState: plan.desiredState,
+        image: spec.package,
+        revision: plan.revision,
+        ...copied(spec),
+      },
+    };
+    try {
+      return await serverSideApply<ConfigurationRevision>(
+        this.options.client,
+        `${CONFIGURATION_REVISIONS}/${name}`,
+        body,
+        {
+          fieldManager: FIELD_MANAGER,
+          signal,
+        },
+      );
+    } catch (err) {
+      const message = `cannot apply package revision: ${errorMessage(err)}`;
+      this.event(cfg, 'Warning', REASON.install, message);
+      throw new ReportedError(message, { cause: err });
+    }
+  }
+
+  private event(cfg: Configuration, type: 'Normal' | 'Warning', reason: string, message: string): void {
+    this.options.events.event({ ...CONFIGURATION, metadata: cfg.metadata }, { type, reason, message });
+  }
+}
+
+/** What a revision takes from its Configuration's spec, as upstream's package reconciler copies it. */
+function copied(spec: Configuration['spec']): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const keys = [
+    'packagePullPolicy',
+    'packagePullSecrets',
+    'ignoreCrossplaneConstraints',
+    'skipDependencyResolution',
+    'commonLabels',
+    'commonAnnotations',
+  ] as const;
+  for (const key of keys) if (spec[key] !== undefined) out[key] = spec[key];
+  return out;
+}

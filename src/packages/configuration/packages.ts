@@ -1,0 +1,53 @@
+// The Configuration half of the package manager as one engine part: the OCI client with its cache, and the
+// Configuration and ConfigurationRevision controllers sharing it.
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Clock } from '../../base/index.js';
+import type { ControllerContext, ControllerSettings } from '../../controller/index.js';
+import { startInOrder, stopInReverse, type Lifecycle } from '../../lifecycle/index.js';
+import { Puller, type Fetch } from '../oci/index.js';
+import { PackageClient } from '../xpkg/index.js';
+import { ConfigurationController } from './configurationController.js';
+import { ConfigurationRevisionController } from './revisionController.js';
+
+export interface ConfigurationPackagesOptions extends ControllerContext {
+  settings: ControllerSettings;
+  /** compositor's namespace: where packagePullSecrets are read. */
+  namespace: string;
+  /** --xpkg-cache-dir; `compositor-xpkg-cache` under the system's temporary directory by default. */
+  cacheDir?: string;
+  /** The fetch of registry requests; the global fetch unless given. */
+  fetch?: Fetch;
+  /** The Crossplane version packages are checked against. */
+  crossplaneVersion?: string;
+  clock?: Clock;
+}
+
+export class ConfigurationPackages implements Lifecycle {
+  readonly name = 'packages/configurations';
+  private readonly parts: readonly Lifecycle[];
+
+  constructor(options: ConfigurationPackagesOptions) {
+    const puller = new Puller({
+      cacheDir: options.cacheDir ?? defaultCacheDir(),
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+    const packages = new PackageClient({ puller });
+    this.parts = [
+      new ConfigurationRevisionController({ ...options, packages }),
+      new ConfigurationController({ ...options, packages }),
+    ];
+  }
+
+  async start(signal: AbortSignal): Promise<void> {
+    await startInOrder(this.parts, signal);
+  }
+
+  async stop(deadline: AbortSignal): Promise<void> {
+    await stopInReverse(this.parts, deadline);
+  }
+}
+
+export function defaultCacheDir(): string {
+  return join(tmpdir(), 'compositor-xpkg-cache');
+}

@@ -1,0 +1,215 @@
+// The ConfigurationRevision controller, as Crossplane v2.3's revision reconciler (internal/controller/pkg/revision):
+// an Inactive revision that installed objects gives up their control and is done; otherwise the package is fetched,
+// validated (its failure stops the install), linted (its failure is a Warning event only; objects of kinds a
+// Configuration may not carry are left out), checked against the Crossplane version unless ignoreCrossplaneConstraints,
+// and its objects established (establisher.ts). Every failure is the revision's RevisionHealthy, False with the
+// message, and a Warning event; nothing installed is deleted. Dependencies (dependsOn) are not resolved: the revision
+// behaves as one with skipDependencyResolution true.
+import type { Logger } from 'pino';
+import { errorMessage, type Clock } from '../../base/index.js';
+import { ControllerShell, watchKind, type ControllerContext, type ControllerSettings } from '../../controller/index.js';
+import { getIfExists } from '../../kube/index.js';
+import type { ReconcileResult } from '../../queue/index.js';
+import type { Lifecycle } from '../../lifecycle/index.js';
+import { LABEL_PARENT_PACKAGE } from '../names.js';
+import {
+  checkCrossplaneVersion,
+  INCOMPATIBLE,
+  LINT_FAILED,
+  lintPackage,
+  validatePackage,
+  VALIDATION_FAILED,
+  type FetchedPackage,
+  type PackageClient,
+} from '../xpkg/index.js';
+import { revisionHealth } from './conditions.js';
+import { ControlRefusedError, Establisher } from './establisher.js';
+import { CONFIGURATION_REVISION, CONFIGURATION_REVISIONS, CROSSPLANE_VERSION } from './names.js';
+import { pullOptions } from './pull.js';
+import { writeStatus } from './status.js';
+import type { ConfigurationRevision, ObjectRef, OwnerReference } from './types.js';
+
+export interface ConfigurationRevisionControllerOptions extends ControllerContext {
+  settings: ControllerSettings;
+  /** Fetches packages through the OCI client and its cache (--xpkg-cache-dir). */
+  packages: Pick<PackageClient, 'get'>;
+  /** compositor's namespace: where packagePullSecrets are read. */
+  namespace: string;
+  /** The Crossplane version packages are checked against; CROSSPLANE_VERSION unless given. */
+  crossplaneVersion?: string;
+  clock?: Clock;
+}
+
+const REASON = {
+  parse: 'ParsePackage',
+  lint: 'LintPackage',
+  validate: 'ValidatePackage',
+  sync: 'SyncPackage',
+  deactivate: 'DeactivateRevision',
+} as const;
+
+/** A failure already reported on the revision; the queue retries it with backoff. */
+class ReportedError extends Error {
+  override readonly name = 'ReportedError';
+}
+
+export class ConfigurationRevisionController implements Lifecycle {
+  readonly name = 'packages/configurationrevision.pkg.crossplane.io';
+  private readonly shell: ControllerShell;
+  private readonly establisher: Establisher;
+  private readonly logger: Logger;
+
+  constructor(private readonly options: ConfigurationRevisionControllerOptions) {
+    this.establisher = new Establisher(options);
+    this.logger = options.logger.child({ controller: this.name });
+    this.shell = new ControllerShell({
+      ...options,
+      name: this.name,
+      workers: 1,
+      watches: [watchKind({ kind: CONFIGURATION_REVISION })],
+      reconcile: (key, signal) => this.reconcile(key, signal),
+      errors: { keyField: 'revision', level: 'warn', causes: true },
+    });
+  }
+
+  async start(signal?: AbortSignal): Promise<void> {
+    await this.shell.start(signal);
+  }
+
+  async stop(deadline: AbortSignal): Promise<void> {
+    await this.shell.stop(deadline);
+  }
+
+  /** Reconciles one revision, read fresh: the cache may not hold the controller's own last write yet. */
+  async reconcile(name: string, signal: AbortSignal): Promise<ReconcileResult> {
+    const path = `${CONFIGURATION_REVISIONS}/${name}`;
+    const rev = await getIfExists<ConfigurationRevision>(this.options.client, path, signal);
+    // Deleted: the API server's garbage collector removes what only it owned; there is no lock to leave.
+    if (rev === undefined || rev.metadata.deletionTimestamp !== undefined) return {};
+    const self = ownerRefTo(rev);
+    if (rev.spec.desiredState !== 'Active' && (rev.status?.objectRefs?.length ?? 0) > 0) {
+      await this.establisher.release(rev.status?.objectRefs ?? [], self, signal).catch((err: unknown) => {
+        this.event(
+          rev,
+          'Warning',
+          REASON.deactivate,
+          `cannot deactivate package revision: ${errorMessage(err, { cause: true })}`,
+        );
+        throw err;
+      });
+      await this.healthy(rev, undefined, signal);
+      return {};
+    }
+    const pkg = await this.fetch(rev, signal);
+    if (pkg === undefined) return {};
+    const refs = await this.install(rev, pkg, self, signal);
+    await this.healthy(rev, { objectRefs: refs, resolvedPackage: rev.spec.image }, signal);
+    return {};
+  }
+
+  /** The package, valid for a Configuration; undefined when it is not (reported, not retried: its digest is fixed). */
+  private async fetch(rev: ConfigurationRevision, signal: AbortSignal): Promise<FetchedPackage | undefined> {
+    let pkg: FetchedPackage;
+    try {
+      const options = await pullOptions(this.options.client, this.options.namespace, rev.spec, signal);
+      pkg = await this.options.packages.get(rev.spec.image, options);
+    } catch (err) {
+      await this.fail(rev, REASON.parse, `cannot get package: ${errorMessage(err, { cause: true })}`, signal);
+      throw new ReportedError(`cannot get package ${rev.spec.image}`, { cause: err });
+    }
+    const invalid = validatePackage('Configuration', pkg);
+    if (invalid !== undefined) {
+      await this.fail(rev, REASON.validate, `${VALIDATION_FAILED}: ${invalid}`, signal);
+      return undefined;
+    }
+    const lint = lintPackage('Configuration', pkg);
+    if (lint !== undefined && rev.status?.conditions?.find((c) => c.type === 'RevisionHealthy')?.status !== 'True') {
+      this.event(rev, 'Warning', REASON.lint, `${LINT_FAILED}: ${lint}`);
+    }
+    const meta = pkg.meta[0];
+    const version = this.options.crossplaneVersion ?? CROSSPLANE_VERSION;
+    const incompatible =
+      meta && rev.spec.ignoreCrossplaneConstraints !== true ? checkCrossplaneVersion(meta, version) : undefined;
+    if (incompatible !== undefined) {
+      await this.fail(rev, REASON.lint, `${INCOMPATIBLE}: ${incompatible}`, signal);
+      return undefined;
+    }
+    return pkg;
+  }
+
+  /** Establishes the package's objects; a refusal or failure is reported, then thrown to be retried with backoff. */
+  private async install(
+    rev: ConfigurationRevision,
+    pkg: FetchedPackage,
+    self: OwnerReference,
+    signal: AbortSignal,
+  ): Promise<ObjectRef[]> {
+    const parent = rev.metadata.labels?.[LABEL_PARENT_PACKAGE];
+    const owningPackage = rev.metadata.ownerReferences?.find((r) => r.name === parent);
+    try {
+      return await this.establisher.establish(
+        {
+          objects: pkg.objects,
+          revision: self,
+          owningPackage,
+          control: rev.spec.desiredState === 'Active',
+          ...(rev.spec.commonLabels ? { commonLabels: rev.spec.commonLabels } : {}),
+          ...(rev.spec.commonAnnotations ? { commonAnnotations: rev.spec.commonAnnotations } : {}),
+        },
+        signal,
+      );
+    } catch (err) {
+      const message = `cannot establish control of object: ${errorMessage(err, { cause: !(err instanceof ControlRefusedError) })}`;
+      await this.fail(rev, REASON.sync, message, signal);
+      throw new ReportedError(message, { cause: err });
+    }
+  }
+
+  private async healthy(
+    rev: ConfigurationRevision,
+    fields: Record<string, unknown> | undefined,
+    signal: AbortSignal,
+  ): Promise<void> {
+    if (rev.status?.conditions?.find((c) => c.type === 'RevisionHealthy')?.status !== 'True') {
+      this.event(rev, 'Normal', REASON.sync, 'Successfully reconciled package revision');
+    }
+    await writeStatus(
+      this.options,
+      statusOf(rev),
+      { conditions: [revisionHealth()], ...(fields ? { fields } : {}) },
+      signal,
+    );
+  }
+
+  /** RevisionHealthy False with the message; a Warning event when that message is new. */
+  private async fail(rev: ConfigurationRevision, reason: string, message: string, signal: AbortSignal): Promise<void> {
+    const previous = rev.status?.conditions?.find((c) => c.type === 'RevisionHealthy');
+    if (previous?.message !== message) this.event(rev, 'Warning', reason, message);
+    await writeStatus(this.options, statusOf(rev), { conditions: [revisionHealth(message)] }, signal).catch(
+      (err: unknown) => {
+        this.logger.debug(
+          { revision: rev.metadata.name, err: errorMessage(err) },
+          'cannot update package revision status',
+        );
+      },
+    );
+  }
+
+  private event(rev: ConfigurationRevision, type: 'Normal' | 'Warning', reason: string, message: string): void {
+    this.options.events.event({ ...CONFIGURATION_REVISION, metadata: rev.metadata }, { type, reason, message });
+  }
+}
+
+function ownerRefTo(rev: ConfigurationRevision): OwnerReference {
+  return { ...CONFIGURATION_REVISION, name: rev.metadata.name, uid: rev.metadata.uid ?? '' };
+}
+
+function statusOf(rev: ConfigurationRevision): {
+  path: string;
+  stored: ConfigurationRevision['status'] & Record<string, unknown>;
+} {
+  return {
+    path: `${CONFIGURATION_REVISIONS}/${rev.metadata.name}`,
+    stored: rev.status as ConfigurationRevision['status'] & Record<string, unknown>,
+  };
+}
