@@ -23,6 +23,7 @@ import type { ComposedCache } from './composedCache.js';
 import { CompositeEventPipeline } from './eventPipeline.js';
 import { NamespaceWeights } from './queueWeights.js';
 import { CompositeReconciler } from './reconciler.js';
+import { RequiredKinds } from './requiredKinds.js';
 import type { XrdDefaults } from './selection.js';
 import { stuckSummary } from './stuck.js';
 import { machineryOf } from './xr.js';
@@ -83,6 +84,8 @@ export class CompositeController implements Lifecycle {
   private readonly kindsByXr = new Map<string, readonly ApiKind[]>();
   /** Per composed kind (by kindKey): the kind and how many XRs compose it. */
   private readonly xrsByKind = new Map<string, { kind: ApiKind; xrs: number }>();
+  /** The informer caches of the kinds XRs require, on the same registry as the event pipeline's watches. */
+  private readonly required: RequiredKinds;
   private reconciler: CompositeReconciler | undefined;
   private untrackStuck: (() => void) | undefined;
   /** Settled XRs of the first list and their delays, until start() has warmed the caches. */
@@ -92,6 +95,7 @@ export class CompositeController implements Lifecycle {
 
   constructor(private readonly options: CompositeControllerOptions) {
     this.clock = options.clock ?? systemClock;
+    this.required = new RequiredKinds({ informers: options.informers, clock: this.clock });
     const { name, metrics, logger, settings } = options;
     this.breaker = new TokenBucketBreaker({
       ...settings.breaker,
@@ -176,6 +180,7 @@ export class CompositeController implements Lifecycle {
     this.untrackStuck = undefined;
     await this.shell.stop(deadline);
     await this.pipeline.stop();
+    await this.required.stop();
   }
 
   /**
@@ -198,6 +203,7 @@ export class CompositeController implements Lifecycle {
       client: options.client,
       discovery: options.discovery,
       runner: options.runner,
+      required: this.required,
       events: options.events,
       clock: this.clock,
       breaker: this.breaker,
@@ -283,7 +289,10 @@ export class CompositeController implements Lifecycle {
     };
   }
 
-  /** Reference-counts composed kinds over XRs; the last XR to stop composing a kind stops its watch. */
+  /**
+   * Reference-counts composed and required kinds over XRs; the last XR to stop composing or requiring a kind stops
+   * its watch and gives up its required-resource cache.
+   */
   private setKinds(xrKey: string, kinds: readonly ApiKind[]): void {
     const before = new Set((this.kindsByXr.get(xrKey) ?? []).map(kindKey));
     const after = new Set(kinds.map(kindKey));
@@ -303,6 +312,9 @@ export class CompositeController implements Lifecycle {
       this.xrsByKind.delete(key);
       this.pipeline.unwatchComposed(entry.kind.apiVersion, entry.kind.kind).catch((err: unknown) => {
         this.options.logger.warn({ kind: key, err: errorMessage(err) }, 'cannot stop watching a composed kind');
+      });
+      this.required.release(entry.kind).catch((err: unknown) => {
+        this.options.logger.warn({ kind: key, err: errorMessage(err) }, 'cannot stop watching a required kind');
       });
     }
   }

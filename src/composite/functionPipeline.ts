@@ -14,6 +14,7 @@ import {
 import { getIfExists, type Discovery, type KubeClient } from '../kube/index.js';
 import type { ComposedObject } from './composed.js';
 import { composedConnectionDetails } from './connection.js';
+import type { RequiredCache } from './requiredKinds.js';
 import { apiResourceFetcher, type RequiredWatch } from './requiredResources.js';
 import type { RevisionObject } from './selection.js';
 
@@ -47,6 +48,8 @@ export interface FunctionPipelineOptions {
   ordering?: boolean;
   /** Steps (XR and step) whose last requirements seed the next run's first call; DEFAULT_REMEMBERED_REQUIREMENTS. */
   rememberedRequirements?: number;
+  /** The informer caches required resources are served from; without it every lookup reads the API server. */
+  required?: RequiredCache;
 }
 
 /**
@@ -72,7 +75,7 @@ function recording(inner: FunctionRunner, sent: Map<string, Resources>): Functio
 
 /**
  * The CompositionPipeline of a running controller: observed state with each composed resource's connection details,
- * the requirements loop fetching from the API server, Secrets read for functions that ask for credentials.
+ * the requirements loop fetching from the informer caches of required kinds, Secrets read for functions that ask for credentials.
  */
 export class FunctionPipeline implements CompositionPipeline {
   /** What each step of each XR required last run, so a function whose requirements hold is called once. */
@@ -109,6 +112,7 @@ export class FunctionPipeline implements CompositionPipeline {
       namespace: xr.metadata.namespace,
       signal,
       record: (watch) => required.push(watch),
+      cache: this.options.required,
     });
     const inner = sent === undefined ? this.options.runner : recording(this.options.runner, sent);
     return runPipeline(

@@ -44,6 +44,7 @@ import { CachedCompositionSelector } from './compositionSelector.js';
 import { Composer, type Composed, type CompositeSteps } from './compose.js';
 import { FunctionPipeline } from './functionPipeline.js';
 import { teardownStep } from './ordered.js';
+import type { RequiredCache } from './requiredKinds.js';
 import { waitingMessage } from './ordering/index.js';
 import { ApiResultPublisher, composedResourceEvents } from './resultPublisher.js';
 import { RevisionPendingError, SelectionError, type XrdDefaults } from './selection.js';
@@ -78,6 +79,8 @@ export interface CompositeReconcilerOptions {
   discovery: Discovery;
   /** The function runner stack without the requirements loop, which is per XR (its namespace). */
   runner: FunctionRunner;
+  /** The informer caches required resources are served from; without it they are read from the API server. */
+  required?: RequiredCache;
   events: EventSink;
   breaker: Breaker;
   ownWrites: OwnWrites;
@@ -364,7 +367,13 @@ function defaultSteps(options: CompositeReconcilerOptions, now: () => Date, rand
       }),
     pipeline:
       steps.pipeline ??
-      new FunctionPipeline({ client, discovery, runner: options.runner, ordering: options.ordering === true }),
+      new FunctionPipeline({
+        client,
+        discovery,
+        runner: options.runner,
+        ordering: options.ordering === true,
+        required: options.required,
+      }),
     resources:
       steps.resources ??
       new ComposedClient({

@@ -1,5 +1,7 @@
 import type { JsonObject, RequiredResourceFetcher, ResourceSelector, Resources } from '../functions/index.js';
 import { getIfExists, type Discovery, type KubeClient, type KubeObject } from '../kube/index.js';
+import { NAMESPACE_INDEX, objectKey, type ObjectStore } from '../watch/index.js';
+import type { RequiredCache } from './requiredKinds.js';
 import { OpenApiSchemas } from './requiredSchemas.js';
 
 // One OpenApiSchemas per API connection, so each group-version's OpenAPI document is read once per change of it.
@@ -33,12 +35,18 @@ export interface FetchScope {
   signal?: AbortSignal;
   /** Called with every selector served, resolved to what was asked of the API. */
   record?: (watch: RequiredWatch) => void;
+  /**
+   * The informer caches of required kinds: a kind's synced cache answers every lookup, with what the API server
+   * would return, in the same order. Without it, or before a kind's cache has synced, lookups go to the API server.
+   */
+  cache?: RequiredCache;
 }
 
 /**
- * Serves the resources functions require (required_resources) from the API server. A namespaced kind without a
- * namespace in the selector is looked up in the XR's namespace, so a namespaced XR only sees its own namespace.
- * Schemas come from the API server's OpenAPI v3 documents, references flattened (requiredSchemas.ts).
+ * Serves the resources functions require (required_resources) from the informer caches, or the API server. A
+ * namespaced kind without a namespace in the selector is looked up in the XR's namespace, so a namespaced XR only
+ * sees its own namespace. Schemas come from the API server's OpenAPI v3 documents, references flattened
+ * (requiredSchemas.ts).
  */
 export function apiResourceFetcher(
   client: KubeClient,
@@ -49,12 +57,11 @@ export function apiResourceFetcher(
     async fetchResources(selector: ResourceSelector, maxItems?: number): Promise<Resources> {
       const { apiVersion = '', kind = '' } = selector;
       const info = await discovery.resolve(apiVersion, kind);
-      const namespace = info.namespaced ? (selector.namespace ?? scope.namespace) : undefined;
-      const watch: RequiredWatch =
-        selector.matchName !== undefined
-          ? { apiVersion, kind, namespace, name: selector.matchName }
-          : { apiVersion, kind, namespace, labels: selector.matchLabels?.labels ?? {} };
+      const watch = requiredWatchOf(selector, info.namespaced ? (selector.namespace ?? scope.namespace) : undefined);
       scope.record?.(watch);
+      const cached = await scope.cache?.read({ apiVersion, kind }, (store) => selectCached(store, watch, maxItems));
+      if (cached !== undefined) return cached;
+      const { namespace } = watch;
       if (watch.name !== undefined) {
         const path = await discovery.path(apiVersion, kind, watch.name, namespace);
         const resource = await getIfExists<JsonObject>(client, path, scope.signal);
@@ -66,6 +73,14 @@ export function apiResourceFetcher(
     },
     fetchSchema: (selector) => schemasOf(client).fetch(selector, scope.signal),
   };
+}
+
+/** A selector resolved to what is asked of the API: by name or by labels, in `namespace` or cluster-wide. */
+function requiredWatchOf(selector: ResourceSelector, namespace: string | undefined): RequiredWatch {
+  const { apiVersion = '', kind = '' } = selector;
+  return selector.matchName !== undefined
+    ? { apiVersion, kind, namespace, name: selector.matchName }
+    : { apiVersion, kind, namespace, labels: selector.matchLabels?.labels ?? {} };
 }
 
 /**
@@ -92,6 +107,31 @@ async function listSelected(
     for (const item of page.items ?? []) found.push(item);
     next = page.metadata?.continue || undefined;
   } while (next !== undefined && maxItems !== undefined && found.length <= maxItems);
+  return typedAndSorted(found, watch);
+}
+
+/**
+ * What the API server would answer from a synced cache: by name the object, or none; by labels every match, or with
+ * maxItems the first maxItems + 1 in the order a list pages them (by namespace, then name), which is all the caller
+ * needs to see that there are more than it takes. Cached objects lack metadata.managedFields (src/watch/trim.ts), as
+ * Crossplane's cache strips them too.
+ */
+function selectCached(store: ObjectStore, watch: RequiredWatch, maxItems: number | undefined): Resources {
+  if (watch.name !== undefined) {
+    const object = store.get(objectKey({ metadata: { name: watch.name, namespace: watch.namespace } }));
+    return typedAndSorted(object ? [object] : [], watch);
+  }
+  const candidates = watch.namespace === undefined ? store.list() : store.byIndex(NAMESPACE_INDEX, watch.namespace);
+  const found = typedAndSorted(
+    candidates.filter((object) => isRequired(watch, object)),
+    watch,
+  );
+  if (maxItems !== undefined) found.items = found.items?.slice(0, maxItems + 1);
+  return found;
+}
+
+/** Items with the type they were asked for (items of a list of a built-in kind arrive without it), in a stable order. */
+function typedAndSorted(found: readonly KubeObject[], watch: RequiredWatch): Resources {
   const items = found
     .map((item) => ({ ...item, apiVersion: watch.apiVersion, kind: watch.kind }))
     .sort((a, b) => order(a).localeCompare(order(b)));

@@ -31,6 +31,8 @@ export {
   compositionIndex,
   compositionRevisionIndex,
   controllerOwnerKeys,
+  NAMESPACE_INDEX,
+  namespaceIndex,
   resourceRefsIndex,
   type ObjectRef,
   type XrKind,

@@ -12,6 +12,11 @@ export const COMPOSITION_REVISION_INDEX = 'compositor/composition-revision';
 /** On an XR informer: XRs by the Composition they reference (value: composition name). */
 export const COMPOSITION_INDEX = 'compositor/composition';
 
+/** On any informer: objects by namespace (value: the namespace, "" for cluster-scoped objects). */
+export const NAMESPACE_INDEX = 'compositor/namespace';
+
+export const namespaceIndex: IndexFunction = (object) => [object.metadata.namespace ?? ''];
+
 export interface ObjectRef {
   apiVersion: string;
   kind: string;

@@ -19,6 +19,8 @@ export interface RunningEngine {
   writes(): Promise<number>;
   /** Each write request compositor has sent so far, as "METHOD path", for a test's failure message. */
   writeLog(): readonly string[];
+  /** Each read request (GET: a get or a list, not a watch) compositor has sent so far, as "GET path?query". */
+  readLog(): readonly string[];
   /** Reconciles of one controller so far. */
   reconciles(controller: string): Promise<number>;
 }
@@ -41,7 +43,7 @@ export async function startEngine(
   const client = new KubeClient(plane.kubeConfig, (method, code) => {
     metrics.restClientRequests.inc({ method, code });
   });
-  const sentWrites = logWrites(client);
+  const { writes: sentWrites, reads: sentReads } = logRequests(client);
   await ensureCrds(client, await loadCrds(), { timeoutMs: 30_000 });
   // compositor's namespace, as the chart's release namespace: the package runtime keeps its Secrets there.
   await ensureNamespace(client, config.leaderElectionNamespace);
@@ -62,6 +64,7 @@ export async function startEngine(
     stop: () => engine.stop(AbortSignal.timeout(5_000)),
     writes: () => sum('rest_client_requests_total', (l) => WRITE_VERBS.has(String(l.method))),
     writeLog: () => sentWrites,
+    readLog: () => sentReads,
     reconciles: (controller) => sum('controller_runtime_reconcile_total', (l) => l.controller === controller),
   };
 }
@@ -71,20 +74,30 @@ const WRITE_VERBS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELET
 /**
  * Notes every write request the client sends, as "METHOD path", followed by the name of the object in the body when
  * the path does not end with it (a POST, an Event's name starts with the name of the object it is about). The metrics
- * only count writes; a test that expects none says which were made.
+ * only count writes; a test that expects none says which were made. Reads (watches go through their own connection)
+ * are noted as "GET path?query", the query's set values only.
  */
-function logWrites(client: KubeClient): readonly string[] {
-  const sent: string[] = [];
+function logRequests(client: KubeClient): { writes: readonly string[]; reads: readonly string[] } {
+  const writes: string[] = [];
+  const reads: string[] = [];
   const request = client.request.bind(client);
   client.request = (method, path, options) => {
     if (WRITE_VERBS.has(method)) {
       const body = options?.body as { metadata?: { name?: string } } | undefined;
       const name = body?.metadata?.name;
-      sent.push(name === undefined || path.endsWith(`/${name}`) ? `${method} ${path}` : `${method} ${path} (${name})`);
+      writes.push(
+        name === undefined || path.endsWith(`/${name}`) ? `${method} ${path}` : `${method} ${path} (${name})`,
+      );
+    } else if (method === 'GET') {
+      const query = Object.entries(options?.query ?? {})
+        .filter(([, value]) => value !== undefined)
+        .map(([key, value]) => `${key}=${String(value)}`)
+        .join('&');
+      reads.push(query === '' ? `GET ${path}` : `GET ${path}?${query}`);
     }
     return request(method, path, options);
   };
-  return sent;
+  return { writes, reads };
 }
 
 export const PT_FUNCTION = 'function-patch-and-transform';

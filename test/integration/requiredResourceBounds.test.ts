@@ -1,9 +1,14 @@
 // A selector that matches more objects than one call takes, against a real API server: the fetcher lists one page
 // of maxItems + 1 (the server honours limit with a label selector and hands back a continue token), and serves every
-// match when they fit.
+// match when they fit. From a real informer's cache, the same answers without a request.
 import { expect } from 'chai';
+import pino from 'pino';
+import { systemClock } from '../../src/base/index.js';
+import { RequiredKinds } from '../../src/composite/requiredKinds.js';
 import { apiResourceFetcher } from '../../src/composite/requiredResources.js';
+import type { JsonObject, ResourceSelector, Resources } from '../../src/functions/index.js';
 import { Discovery, type KubeClient } from '../../src/kube/index.js';
+import { InformerRegistry } from '../../src/watch/index.js';
 import { controlPlane } from './harness.js';
 
 describe('required resources past the bound', function () {
@@ -49,4 +54,56 @@ describe('required resources past the bound', function () {
     const past = await fetcher.fetchResources(even, 5);
     expect(names(past.items)).to.have.length(6);
   });
+
+  it('answers the same from the informer cache, bounds included, without reading the API server', async () => {
+    const discovery = new Discovery(client);
+    const informers = new InformerRegistry({
+      client,
+      kubeConfig: controlPlane().kubeConfig,
+      discovery,
+      logger: pino({ level: 'silent' }),
+      syncIntervalMs: 0,
+    });
+    const cache = new RequiredKinds({ informers, clock: systemClock });
+    // The cached fetcher's own client, counting what it sends; the informer lists through the other one.
+    const sent: string[] = [];
+    const counting = controlPlane().client();
+    const request = counting.request.bind(counting);
+    counting.request = (method, path, options) => {
+      if (path.includes('/configmaps')) sent.push(`${method} ${path}`);
+      return request(method, path, options);
+    };
+    const fromApi = apiResourceFetcher(client, discovery, { namespace });
+    const fromCache = apiResourceFetcher(counting, new Discovery(counting), { namespace, cache });
+    const cm = { apiVersion: 'v1', kind: 'ConfigMap' };
+    const cases: [ResourceSelector, number | undefined][] = [
+      [{ ...cm, matchLabels: { labels: {} } }, 10],
+      [{ ...cm, matchLabels: { labels: { bound: 'even' } } }, 100],
+      [{ ...cm, matchLabels: { labels: { bound: 'even' } } }, 5],
+      [{ ...cm, matchLabels: { labels: { bound: 'odd' } } }, undefined],
+      [{ ...cm, matchName: 'cm-07' }, undefined],
+      [{ ...cm, matchName: 'absent' }, undefined],
+    ];
+    try {
+      for (const [selector, maxItems] of cases) {
+        const want = withoutManagedFields(await fromApi.fetchResources(selector, maxItems));
+        const got = await fromCache.fetchResources(selector, maxItems);
+        expect(got, `${JSON.stringify(selector)} with maxItems ${String(maxItems)}`).to.deep.equal(want);
+      }
+      expect(sent, 'ConfigMap requests of the cached fetcher').to.deep.equal([]);
+    } finally {
+      await cache.stop();
+      await informers.stop();
+    }
+  });
 });
+
+/** As the informer caches keep objects: metadata.managedFields dropped (src/watch/trim.ts). */
+function withoutManagedFields(resources: Resources): Resources {
+  return {
+    items: (resources.items ?? []).map(({ resource }) => {
+      const { managedFields: _dropped, ...metadata } = (resource?.metadata ?? {}) as JsonObject;
+      return { resource: { ...resource, metadata } };
+    }),
+  };
+}

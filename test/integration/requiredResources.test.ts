@@ -1,3 +1,4 @@
+import { expect } from 'chai';
 import type { KubeClient, KubeObject } from '../../src/kube/index.js';
 import { startFunction, type FunctionProcess } from '../functions/process.js';
 import { controlPlane, eventually } from './harness.js';
@@ -75,5 +76,22 @@ describe('required resources', function () {
     await eventually('the XR sees value "second"', async () => ((await seen()) === 'second' ? true : undefined), {
       timeoutMs: 10_000,
     });
+  });
+
+  it('reads the required ConfigMap from the informer cache: no GET or LIST of ConfigMaps after its first list', async () => {
+    const configMapReads = (): string[] =>
+      running.readLog().filter((line) => /^GET \/api\/v1\/(namespaces\/[^/]+\/)?configmaps([/?]|$)/.test(line));
+    // The XR was reconciled for "first" and again for "second"; once more, through the function's requirements.
+    await apply(client, settings('third'));
+    await eventually('the XR sees value "third"', async () => ((await seen()) === 'third' ? true : undefined), {
+      timeoutMs: 10_000,
+    });
+    const reconciles = await running.reconciles(api.controller);
+    expect(reconciles, 'reconciles of the XR kind').to.be.greaterThanOrEqual(3);
+    // One paged LIST of every ConfigMap, the informer's (a relist after a broken watch would add one more).
+    const reads = configMapReads();
+    const seenReads = `ConfigMap reads: ${reads.join(', ')}`;
+    expect(reads, seenReads).to.have.length.within(1, 2);
+    for (const line of reads) expect(line, seenReads).to.match(/^GET \/api\/v1\/configmaps\?limit=/);
   });
 });

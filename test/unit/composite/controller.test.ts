@@ -4,7 +4,7 @@ import { CompositeController, type CompositeControllerSettings } from '../../../
 import type { Xr } from '../../../src/controller/index.js';
 import { RecordingEventSink } from '../../../src/kube/index.js';
 import { createMetrics } from '../../../src/metrics/index.js';
-import { FakeApiServer, FakeInformers, FakeRunner, until } from '../fakes/index.js';
+import { FakeApiServer, FakeInformers, FakeRunner, requestLines, until } from '../fakes/index.js';
 import { composition, desiring, KINDS, revision, XR_API_VERSION } from './world.js';
 import { reconcileLimits } from '../../../src/base/index.js';
 import { ReconcileLimiter } from '../../../src/queue/index.js';
@@ -127,6 +127,35 @@ describe('composite/CompositeController', () => {
       const slash = gvk.lastIndexOf('/');
       expect(world.informers.held(gvk.slice(0, slash), gvk.slice(slash + 1)), gvk).to.equal(0);
     }
+  });
+
+  it('serves required resources from the informer cache, and gives the kind up when no XR requires it', async () => {
+    const world = new ControllerWorld();
+    world.server.put({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'creds', namespace: 'default' } });
+    for (const secret of world.server.list('v1', 'Secret')) world.informers.informer('v1', 'Secret').seed(secret);
+    const requiring = { resources: { creds: { apiVersion: 'v1', kind: 'Secret', matchName: 'creds' } } };
+    world.runner.respond = (call) => ({
+      ...desiring({ cm: { data: { seen: String(call.request.requiredResources?.creds?.items?.length ?? 0) } } }),
+      requirements: requiring,
+    });
+    await world.controller.start();
+    await world.createXr();
+    await until(() => ready(world.xr()) && world.controller.stats().processing === 0, 'the XR is Ready');
+    const [cm] = world.server.list<{ apiVersion: string; kind: string; metadata: { name: string }; data?: object }>(
+      'v1',
+      'ConfigMap',
+    );
+    expect(cm?.data, 'the function saw the Secret').to.deep.equal({ seen: '1' });
+    expect(requestLines(world.server.requests).filter((line) => line.includes('/secrets'))).to.deep.equal([]);
+    // One lease serves the lookups, the other is the realtime watch of the kind: one informer, shared.
+    expect(world.informers.held('v1', 'Secret'), 'leases of the Secret informer').to.equal(2);
+    world.runner.respond = () => desiring({ cm: { data: { seen: 'none' } } });
+    await world.server.client.request('PATCH', '/apis/example.org/v1/namespaces/default/xapps/app', {
+      contentType: 'application/merge-patch+json',
+      body: { spec: { parameters: { size: 2 } } },
+    });
+    await until(() => world.informers.held('v1', 'Secret') === 0, 'Secrets are no longer cached');
+    await world.stop();
   });
 
   it('opens the circuit of a storming composed resource: a Warning event and Responsive False', async () => {

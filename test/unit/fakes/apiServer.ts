@@ -137,7 +137,7 @@ export class FakeApiServer {
     const { object, subresource } = splitSubresource(path);
     switch (method) {
       case 'GET':
-        return this.read(object);
+        return this.read(object, options.query?.labelSelector);
       case 'POST':
         return this.create(path, options.body as Stored);
       case 'PUT':
@@ -157,16 +157,22 @@ export class FakeApiServer {
     return { resources: served.map((k) => ({ name: k.plural, kind: k.kind, namespaced: k.namespaced })) };
   }
 
-  private read(path: string): unknown {
+  /** An object, or a collection filtered by an equality label selector ("a=1,b=2") when one is given. */
+  private read(path: string, labelSelector?: unknown): unknown {
     const stored = this.objects.get(path);
     if (stored) return structuredClone(stored);
     const collection = this.collectionOf(path);
     if (collection === undefined) throw apiError(404, `${path} not found`);
+    const wanted = typeof labelSelector === 'string' && labelSelector !== '' ? labelSelector.split(',') : [];
     const items = [...this.objects.values()].filter(
       (o) =>
         o.apiVersion === collection.kind.apiVersion &&
         o.kind === collection.kind.kind &&
-        (collection.namespace === undefined || o.metadata.namespace === collection.namespace),
+        (collection.namespace === undefined || o.metadata.namespace === collection.namespace) &&
+        wanted.every((term) => {
+          const [key = '', value] = term.split('=');
+          return (o.metadata.labels as Record<string, string> | undefined)?.[key] === value;
+        }),
     );
     return { items: items.map((o) => structuredClone(o)) };
   }
