@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { fileURLToPath } from 'node:url';
+import { DELETION_ATTEMPT_ANNOTATION as ATTEMPT, IN_USE_LABEL as IN_USE } from '../../src/controller/index.js';
 import type { KubeClient } from '../../src/kube/index.js';
 import { startFunction, type FunctionProcess } from '../functions/process.js';
 import { controlPlane, eventually } from './harness.js';
@@ -31,8 +32,6 @@ const FUNCTIONS = {
   dependency: fileURLToPath(new URL('../functions/dependency-function.ts', import.meta.url)),
 };
 const NAMESPACE = 'default';
-const IN_USE = 'crossplane.io/in-use';
-const ATTEMPT = 'usage.crossplane.io/deletion-attempt-with-policy';
 const SETTINGS = 'ordering-compat-settings';
 
 /** cluster, release and app, sequenced (release by a regular expression); `declared`: the same edges as a graph. */
