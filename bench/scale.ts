@@ -11,6 +11,10 @@
 // Usage: npm run bench:scale -- [--xrs 1000] [--composed 3] [--max-reconcile-rate <n>] [--realtime=false]
 //        [--controller-cmd "<command>"] [--controller-ready-url <url>] [--idle 2m] [--restart-window 60s]
 //        [--latency-samples 100] [--experiment reuse-connections] [--no-cache-trim] [--ready-timeout 50m]
+//        [--chain 3]
+// --chain N: each XR's first N composed ConfigMaps depend on one another, cm-0 <- cm-1 <- ... (a pipeline step of
+// test/functions/dependency-function.ts declares them after patch-and-transform), and compositor runs with
+// --enable-composed-resource-ordering, so each link is created once the one before exists and is Ready.
 // --ready-timeout: how long to wait for every XR to be Ready; by default 15 minutes, or 30 ms per XR above 30,000.
 // Progress (each phase's start and end, and every ~30 s while creating and converging: XRs created, existing and
 // Ready, RSS of the controller, kube-apiserver and etcd) goes to stderr; stdout has only the JSON.
@@ -25,8 +29,11 @@ import { parseDuration } from '../src/apis/index.js';
 import type { KubeClient } from '../src/kube/index.js';
 import { CONTENT_TYPE, KindNotServedError } from '../src/kube/index.js';
 import {
+  chainStep,
   controllerUid,
   createXrs,
+  DEPENDENCY_FUNCTION_NAME,
+  endpointFunction,
   installApi,
   forEachComposed,
   forEachPage,
@@ -35,6 +42,7 @@ import {
   scaleApi,
   xrPath,
   type ComposedConfigMap,
+  type ExtraSteps,
   type ScaleApi,
   type ScaleXr,
 } from './harness/api.js';
@@ -45,6 +53,7 @@ import { ControllerProcess, effectiveReconcileRate, reconcileRateArgs } from './
 import { byLabel, delta, sum, writes, type Sample } from './harness/metrics.js';
 import { startPlane } from './harness/plane.js';
 import type { ControlPlane } from '../e2e/controlplane/index.js';
+import { startFunction, type FunctionProcess } from '../test/functions/process.js';
 import {
   CountingKubeClient,
   mark,
@@ -91,6 +100,8 @@ export interface ScaleOptions {
   experiments?: readonly string[];
   /** False runs compositor with COMPOSITOR_CACHE_TRIM=false: its caches keep metadata.managedFields. */
   cacheTrim: boolean;
+  /** Length of each XR's dependency chain, with ordering on; 0 composes without dependencies, ordering off. */
+  chain: number;
   /** Where progress lines go (the command line: stderr); none when undefined. */
   progress?: (line: string) => void;
 }
@@ -107,6 +118,8 @@ export interface ScaleResult {
   experiments: readonly string[];
   /** Whether compositor trimmed its cached objects (false with --no-cache-trim). */
   cacheTrim: boolean;
+  /** --chain: the dependency chain per XR (0: none); compositor ran with ordering on exactly when it is not 0. */
+  chain: number;
   createSeconds: number;
   allReadySeconds: number | null;
   audit: Audit;
@@ -185,6 +198,7 @@ export function scaleDefaults(): ScaleOptions {
     latencySamples: 100,
     readyTimeoutMs: readyTimeoutFor(1000),
     cacheTrim: true,
+    chain: 0,
   };
 }
 
@@ -193,11 +207,28 @@ function names(count: number): string[] {
 }
 
 function controllerArgs(options: ScaleOptions): string[] {
+  const ordering = options.chain > 0 ? ['--enable-composed-resource-ordering=true', '--function-insecure'] : [];
   return [
     ...reconcileRateArgs(options.maxReconcileRate),
     `--enable-realtime-compositions=${options.realtime}`,
+    ...ordering,
     '--log-level=warn',
   ];
+}
+
+const DEPENDENCY_FUNCTION = fileURLToPath(new URL('../test/functions/dependency-function.ts', import.meta.url));
+
+/** For --chain: the dependency function's process, and the Function and step that declare the chain. */
+async function chainSteps(options: ScaleOptions): Promise<{ fn: FunctionProcess; extra: ExtraSteps } | undefined> {
+  if (options.chain === 0) return undefined;
+  if (!Number.isInteger(options.chain) || options.chain < 2 || options.chain > options.composed) {
+    throw new Error(`cannot chain ${options.chain} of ${options.composed} composed resources: 2 to --composed`);
+  }
+  const fn = await startFunction(DEPENDENCY_FUNCTION);
+  return {
+    fn,
+    extra: { functions: [endpointFunction(DEPENDENCY_FUNCTION_NAME, fn.endpoint)], steps: [chainStep(options.chain)] },
+  };
 }
 
 /** Waits until the watch has seen every XR, each of them Ready; returns when it saw that, or undefined at the deadline. */
@@ -495,11 +526,12 @@ async function installWhenServed(
   client: KubeClient,
   api: ReturnType<typeof scaleApi>,
   waitForKinds: boolean,
+  extra?: ExtraSteps,
 ): Promise<void> {
   const deadline = Date.now() + (waitForKinds ? 120_000 : 0);
   for (;;) {
     try {
-      await installApi(client, api, NAMESPACE);
+      await installApi(client, api, NAMESPACE, extra);
       return;
     } catch (err) {
       if (!(err instanceof KindNotServedError) || Date.now() > deadline) throw err;
@@ -525,6 +557,19 @@ const COUNTED_AT: Record<string, string> = {
 
 export async function runScale(options: ScaleOptions): Promise<ScaleResult> {
   const started = Date.now();
+  const chain = await chainSteps(options);
+  try {
+    return await runScaleWith(options, started, chain?.extra);
+  } finally {
+    await chain?.fn.stop();
+  }
+}
+
+async function runScaleWith(
+  options: ScaleOptions,
+  started: number,
+  extra: ExtraSteps | undefined,
+): Promise<ScaleResult> {
   const plane = await startPlane(QUIET_API_SERVER_ARGS);
   const controller = new ControllerProcess({
     kubeconfigPath: plane.kubeconfigPath,
@@ -545,7 +590,9 @@ export async function runScale(options: ScaleOptions): Promise<ScaleResult> {
     const api = scaleApi('XScale', options.composed);
     progress.line(`control plane in ${dirname(plane.kubeconfigPath)}; controller log ${controller.log}`);
     await progress.phase('start the controller', () => controller.start());
-    await progress.phase('install the API', () => installWhenServed(client, api, options.controllerCmd !== undefined));
+    await progress.phase('install the API', () =>
+      installWhenServed(client, api, options.controllerCmd !== undefined, extra),
+    );
     const rss = new RssSampler(() => controller.pid).start();
     const run = await converge(client, { plane, controller }, options, progress);
     const settled = await progress.phase('audit', () => audit(client, api, NAMESPACE));
@@ -574,6 +621,7 @@ export async function runScale(options: ScaleOptions): Promise<ScaleResult> {
       realtime: options.realtime,
       experiments: options.experiments ?? [],
       cacheTrim: options.cacheTrim,
+      chain: options.chain,
       createSeconds: round(run.createSeconds, 2),
       allReadySeconds: run.allReadySeconds === null ? null : round(run.allReadySeconds, 2),
       audit: settled,
@@ -628,6 +676,7 @@ function optionsFromArgs(argv: readonly string[]): ScaleOptions {
       experiment: { type: 'string', multiple: true },
       'no-cache-trim': { type: 'boolean' },
       'ready-timeout': { type: 'string' },
+      chain: { type: 'string' },
     },
   });
   const defaults = scaleDefaults();
@@ -646,6 +695,7 @@ function optionsFromArgs(argv: readonly string[]): ScaleOptions {
     latencySamples: Number(values['latency-samples'] ?? defaults.latencySamples),
     experiments: values.experiment ?? [],
     cacheTrim: values['no-cache-trim'] !== true,
+    chain: Number(values.chain ?? defaults.chain),
     readyTimeoutMs:
       values['ready-timeout'] === undefined ? readyTimeoutFor(xrs) : parseDuration(values['ready-timeout']),
     progress: (line) => process.stderr.write(`${line}\n`),
@@ -654,7 +704,7 @@ function optionsFromArgs(argv: readonly string[]): ScaleOptions {
 
 const USAGE = `npm run bench:scale -- [--xrs 1000] [--composed 3] [--max-reconcile-rate <n>] [--realtime=false]
     [--controller-cmd "<command>"] [--controller-ready-url <url>] [--idle 2m] [--restart-window 60s]
-    [--latency-samples 100] [--experiment reuse-connections] [--no-cache-trim] [--ready-timeout 50m]
+    [--latency-samples 100] [--experiment reuse-connections] [--no-cache-trim] [--ready-timeout 50m] [--chain 3]
 Prints one JSON object; bench/RESULTS.md explains its figures. Progress goes to stderr.
 `;
 

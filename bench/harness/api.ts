@@ -122,8 +122,36 @@ function firstStep(api: ScaleApi): Record<string, unknown> {
   };
 }
 
-function composition(api: ScaleApi): KubeObject {
-  return pipelineComposition(api, [firstStep(api), { step: 'ready', functionRef: { name: AUTO_READY_FUNCTION } }]);
+/** What a run adds to the Composition: Functions to install and steps between the first step and auto-ready. */
+export interface ExtraSteps {
+  functions: readonly KubeObject[];
+  steps: readonly Record<string, unknown>[];
+}
+
+function composition(api: ScaleApi, extra?: ExtraSteps): KubeObject {
+  return pipelineComposition(api, [
+    firstStep(api),
+    ...(extra?.steps ?? []),
+    { step: 'ready', functionRef: { name: AUTO_READY_FUNCTION } },
+  ]);
+}
+
+export const DEPENDENCY_FUNCTION_NAME = 'function-dependencies';
+
+/**
+ * The step declaring cm-1 -> cm-0, cm-2 -> cm-1, ... up to cm-(chain-1), for --chain: the built-in
+ * patch-and-transform cannot declare dependencies, so a step of test/functions/dependency-function.ts does.
+ */
+export function chainStep(chain: number): Record<string, unknown> {
+  const dependencies = Array.from({ length: Math.max(0, chain - 1) }, (_, i) => ({
+    resource: `cm-${i + 1}`,
+    dependsOn: `cm-${i}`,
+  }));
+  return {
+    step: 'dependencies',
+    functionRef: { name: DEPENDENCY_FUNCTION_NAME },
+    input: { apiVersion: 'dependencies.fn.compositor.test/v1', kind: 'Input', dependencies },
+  };
 }
 
 /** A Pipeline-mode Composition of `api`'s XRs, named as its plural (waitUntilServed looks for its revision so). */
@@ -158,14 +186,19 @@ export function endpointFunction(name: string, endpoint: string): KubeObject {
  * Installs the Functions, the XRD and the Composition, and waits until the API is ready for XRs: the XRD Established,
  * the Composition's first revision stored and the API server's hold on creates of a new CRD over.
  */
-export async function installApi(client: KubeClient, api: ScaleApi, namespace: string): Promise<void> {
+export async function installApi(
+  client: KubeClient,
+  api: ScaleApi,
+  namespace: string,
+  extra?: ExtraSteps,
+): Promise<void> {
   await ensureNamespace(client, namespace);
   // compositor's own namespace, as the chart's release namespace exists: the function runtime keeps its certificate
   // Secrets there, and without it compositor retries creating them about once a minute, which is no steady state.
   await ensureNamespace(client, COMPOSITOR_NAMESPACE);
-  for (const fn of functions()) await apply(client, fn);
+  for (const fn of [...functions(), ...(extra?.functions ?? [])]) await apply(client, fn);
   await apply(client, definition(api));
-  await apply(client, composition(api));
+  await apply(client, composition(api, extra));
   await waitUntilServed(client, api);
 }
 

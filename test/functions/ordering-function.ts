@@ -1,15 +1,8 @@
 // A composition function served with the official TypeScript SDK that declares dependencies between the ConfigMaps
-// it composes (the alpha `dependencies` field of the function protocol). The SDK's generated messages predate the
-// field, so its RunFunctionResponse encoder is extended here to write field 8 (Dependencies, a list of Dependency:
-// resource = 1, composed_resource = 2), the wire form of upstream's ordering prototype.
+// it composes (the alpha `dependencies` field of the function protocol, written by ./dependencies.ts).
 // Tests start it as a separate process: `tsx test/functions/ordering-function.ts --insecure --address 127.0.0.1:<port>`.
-import {
-  Ready,
-  RunFunctionResponse,
-  serve,
-  type ComposeFunction,
-  type RunFunctionRequest,
-} from '@crossplane-org/function-sdk-typescript';
+import { Ready, serve, type ComposeFunction, type RunFunctionRequest } from '@crossplane-org/function-sdk-typescript';
+import { declareDependencies, type Dependency } from './dependencies.js';
 
 /** The annotation a test sets on a composed ConfigMap to make the function report it Ready. */
 export const READY_ANNOTATION = 'ordering.compositor.test/ready';
@@ -20,31 +13,6 @@ interface OrderingInput {
   /** ConfigMaps to compose, by composition resource name, each with the names it depends on. */
   resources?: { name: string; dependsOn?: string[] }[];
 }
-
-interface Pair {
-  resource: string;
-  dependsOn: string;
-}
-
-/** The pairs each response declares, by response object (the SDK's type has no field for them). */
-const declared = new WeakMap<object, Pair[]>();
-
-const encode = RunFunctionResponse.encode.bind(RunFunctionResponse);
-type Writer = ReturnType<typeof encode>;
-RunFunctionResponse.encode = (message, writer?: Writer): Writer => {
-  const out = encode(message, writer);
-  const pairs = declared.get(message);
-  if (pairs === undefined) return out;
-  out.uint32((8 << 3) | 2).fork();
-  for (const p of pairs) {
-    out.uint32((1 << 3) | 2).fork();
-    out.uint32((1 << 3) | 2).string(p.resource);
-    out.uint32((2 << 3) | 2).string(p.dependsOn);
-    out.join();
-  }
-  out.join();
-  return out;
-};
 
 function observedReady(req: RunFunctionRequest, name: string): boolean {
   const object = req.observed?.resources[name]?.resource as
@@ -60,7 +28,7 @@ function dropped(req: RunFunctionRequest): Set<string> {
 const compose: ComposeFunction = (req, rsp) => {
   const input = (req.input ?? {}) as OrderingInput;
   const drop = dropped(req);
-  const pairs: Pair[] = [];
+  const pairs: Dependency[] = [];
   for (const { name, dependsOn = [] } of input.resources ?? []) {
     if (drop.has(name)) continue;
     rsp.desired.resources[name] = {
@@ -70,7 +38,7 @@ const compose: ComposeFunction = (req, rsp) => {
     };
     for (const on of dependsOn) pairs.push({ resource: name, dependsOn: on });
   }
-  declared.set(rsp, pairs);
+  declareDependencies(rsp, pairs);
   return Promise.resolve(rsp);
 };
 

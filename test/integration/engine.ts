@@ -230,14 +230,21 @@ export const PROBE_STATUS = {
   },
 };
 
+/** A Function reached at `endpoint` (plaintext gRPC) through compositor's endpoint annotation. */
+export interface EndpointFunction {
+  name: string;
+  endpoint: string;
+  package?: string;
+}
+
 /**
- * The API of a test that runs its own function process: the XRD (with `status` as its status schema, when given), a
- * Function reached through the endpoint annotation, and a Pipeline Composition of `pipeline`.
+ * The API of a test that runs its own function processes: the XRD (with `status` as its status schema, when given),
+ * each Function reached through the endpoint annotation, and a Pipeline Composition of `pipeline`.
  */
 export async function installFunctionApi(
   client: KubeClient,
   api: TestApi,
-  options: { status?: object; fn: { name: string; endpoint: string; package?: string }; pipeline: unknown[] },
+  options: { status?: object; fn: EndpointFunction | readonly EndpointFunction[]; pipeline: unknown[] },
 ): Promise<void> {
   const definition = xrd(api) as KubeObject & { spec: { versions: { schema: unknown }[] } };
   if (options.status) {
@@ -245,12 +252,15 @@ export async function installFunctionApi(
     definition.spec.versions = definition.spec.versions.map((version) => ({ ...version, schema }));
   }
   await apply(client, definition);
-  await apply(client, {
-    apiVersion: 'pkg.crossplane.io/v1',
-    kind: 'Function',
-    metadata: { name: options.fn.name, annotations: { [ENDPOINT_ANNOTATION]: options.fn.endpoint } },
-    spec: { package: options.fn.package ?? 'example.org/probe:v0.1.0' },
-  });
+  const fns: readonly EndpointFunction[] = 'name' in options.fn ? [options.fn] : options.fn;
+  for (const fn of fns) {
+    await apply(client, {
+      apiVersion: 'pkg.crossplane.io/v1',
+      kind: 'Function',
+      metadata: { name: fn.name, annotations: { [ENDPOINT_ANNOTATION]: fn.endpoint } },
+      spec: { package: fn.package ?? 'example.org/probe:v0.1.0' },
+    });
+  }
   await apply(client, {
     apiVersion: 'apiextensions.crossplane.io/v1',
     kind: 'Composition',

@@ -1,11 +1,10 @@
 import { expect } from 'chai';
 import { fileURLToPath } from 'node:url';
-import type { KubeClient, KubeObject } from '../../src/kube/index.js';
+import type { KubeClient } from '../../src/kube/index.js';
 import { startFunction, type FunctionProcess } from '../functions/process.js';
 import { controlPlane, eventually } from './harness.js';
 import {
   apply,
-  condition,
   eventsFor,
   get,
   installFunctionApi,
@@ -16,24 +15,15 @@ import {
   type RunningEngine,
   type XrObject,
 } from './engine.js';
+import { ComposedConfigMaps, readySays as orderedReadySays } from './orderedConfigMaps.js';
 
 // Ordered composition (--enable-composed-resource-ordering): a function written with the TypeScript SDK declares
 // cluster <- release <- app. Each ConfigMap is created once what it depends on is Ready (the test flips readiness
 // with an annotation the function reads, and the watch brings the change), and the XR is torn down in reverse, a
 // wave held while a finalizer holds the one before, and finished by another engine from resourceRefs alone.
 const ORDERING_FUNCTION = fileURLToPath(new URL('../functions/ordering-function.ts', import.meta.url));
-const READY_ANNOTATION = 'ordering.compositor.test/ready';
 const DROP_ANNOTATION = 'ordering.compositor.test/drop';
-const HOLD = 'ordering.compositor.test/hold';
 const NAMESPACE = 'default';
-
-type ConfigMap = KubeObject & {
-  metadata: KubeObject['metadata'] & {
-    annotations?: Record<string, string>;
-    finalizers?: string[];
-    deletionTimestamp?: string;
-  };
-};
 
 interface OrderedRef {
   kind: string;
@@ -55,44 +45,14 @@ describe('ordered composition (integration)', function () {
     spec: {},
   });
 
-  /** The XR's composed ConfigMaps by composition resource name. */
-  async function composed(name: string): Promise<Map<string, ConfigMap>> {
-    const list = await client.request<{ items: ConfigMap[] }>('GET', `/api/v1/namespaces/${NAMESPACE}/configmaps`, {
-      query: { labelSelector: `crossplane.io/composite=${name}` },
-    });
-    // List items carry no apiVersion and kind.
-    return new Map(
-      list.items.map((cm) => [
-        cm.metadata.annotations?.['crossplane.io/composition-resource-name'] ?? '',
-        { ...cm, apiVersion: 'v1', kind: 'ConfigMap' },
-      ]),
-    );
-  }
+  let cms: ComposedConfigMaps;
+  const composed = (name: string): ReturnType<ComposedConfigMaps['of']> => cms.of(name);
+  const exactly = (name: string, names: string[]): Promise<true> => cms.exactly(name, names);
+  const markReady = (name: string, resource: string): Promise<void> => cms.markReady(name, resource);
+  const hold = (name: string, resource: string): Promise<void> => cms.hold(name, resource);
+  const release = (name: string, resource: string): Promise<void> => cms.release(name, resource);
 
-  /** Fails, saying what exists, unless exactly `names` (sorted) are composed. */
-  async function exactly(name: string, names: string[]): Promise<true> {
-    const seen = [...(await composed(name)).keys()].sort();
-    if (JSON.stringify(seen) !== JSON.stringify(names)) throw new Error(`composed: ${JSON.stringify(seen)}`);
-    return true;
-  }
-
-  async function markReady(name: string, resource: string): Promise<void> {
-    const cm = (await composed(name)).get(resource);
-    if (!cm) throw new Error(`no ${resource} composed for ${name}`);
-    await mergePatch(client, cm, { metadata: { annotations: { [READY_ANNOTATION]: 'true' } } });
-  }
-
-  async function readyMessage(name: string): Promise<string> {
-    const ready = condition(await get<XrObject>(client, xr(name)), 'Ready');
-    return `${ready?.status ?? ''} ${ready?.reason ?? ''}: ${ready?.message ?? ''}`;
-  }
-
-  /** Resolves when the XR's Ready condition contains `text`, else fails saying what it reads. */
-  async function readySays(name: string, text: string): Promise<true> {
-    const seen = await readyMessage(name);
-    if (!seen.includes(text)) throw new Error(`Ready: ${seen}`);
-    return true;
-  }
+  const readySays = (name: string, text: string): Promise<true> => orderedReadySays(client, xr(name), text);
 
   /** Creates the XR and makes it Ready, wave by wave, checking that each wave waits for the one before. */
   async function createInOrder(name: string): Promise<void> {
@@ -115,21 +75,10 @@ describe('ordered composition (integration)', function () {
     await eventually('the XR Ready', () => readySays(name, 'True Available'), { timeoutMs: 10_000 });
   }
 
-  async function hold(name: string, resource: string): Promise<void> {
-    const cm = (await composed(name)).get(resource);
-    if (!cm) throw new Error(`no ${resource} composed for ${name}`);
-    await mergePatch(client, cm, { metadata: { finalizers: [HOLD] } });
-  }
-
-  async function release(name: string, resource: string): Promise<void> {
-    const cm = (await composed(name)).get(resource);
-    if (cm) await mergePatch(client, cm, { metadata: { finalizers: null } });
-  }
-
   /** Resolves when `resource` is being deleted and `still` exists without a deletionTimestamp. */
   async function deletingBefore(name: string, resource: string, still: string): Promise<true> {
     const now = await composed(name);
-    const summary = JSON.stringify([...now].map(([n, cm]) => [n, cm.metadata.deletionTimestamp ?? 'live']));
+    const summary = await cms.summary(name);
     const kept = now.get(still);
     if (kept === undefined || kept.metadata.deletionTimestamp !== undefined) {
       throw new Error(`${still} deleted early: ${summary}`);
@@ -141,6 +90,7 @@ describe('ordered composition (integration)', function () {
 
   before(async () => {
     client = controlPlane().client();
+    cms = new ComposedConfigMaps(client, NAMESPACE);
     fn = await startFunction(ORDERING_FUNCTION);
     running = await startEngine({ functionInsecure: true, enableComposedResourceOrdering: true });
     await installFunctionApi(client, api, {
