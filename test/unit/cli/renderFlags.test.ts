@@ -115,7 +115,8 @@ describe('cli/render crank input flags', () => {
       {
         includeContext: true,
         contextFiles: [`example.org/env=${env}`, `example.org/tier=${tier}`],
-        contextValues: ['example.org/tier="gold"', 'example.org/list=[1, 2]'],
+        // Read as crank reads them (YAML 1.1 through sigs.k8s.io/yaml): an unquoted yes is true.
+        contextValues: ['example.org/tier="gold"', 'example.org/list=[1, 2]', 'example.org/on=yes'],
       },
       requests,
     );
@@ -124,6 +125,7 @@ describe('cli/render crank input flags', () => {
       'example.org/env': { region: 'eu', replicas: 3 },
       'example.org/tier': 'gold',
       'example.org/list': [1, 2],
+      'example.org/on': true,
     };
     expect(requests[0]?.context).to.deep.equal(seeded);
     expect(JSON.parse(settings(docs).context ?? '')).to.deep.equal(seeded);
