@@ -18,9 +18,12 @@ function parsed(key: string, raw: string): JsonValue {
   try {
     return goYamlValue(raw);
   } catch (err) {
-    throw new RenderInputError(`cannot unmarshal context value for key "${key}": ${errorMessage(err)}`, {
-      cause: err,
-    });
+    throw new RenderInputError(
+      `cannot parse context data: cannot unmarshal context value for key "${key}": ${errorMessage(err)}`,
+      {
+        cause: err,
+      },
+    );
   }
 }
 
@@ -37,9 +40,12 @@ export async function initialContext(
   const raw: Record<string, string> = {};
   for (const [key, path] of Object.entries(files)) {
     raw[key] = await readFile(path, 'utf8').catch((err: unknown) => {
-      throw new RenderInputError(`cannot read context value for key "${key}": ${errorMessage(err)}`, {
-        cause: err,
-      });
+      throw new RenderInputError(
+        `cannot build context data: cannot read context value for key "${key}": ${errorMessage(err)}`,
+        {
+          cause: err,
+        },
+      );
     });
   }
   Object.assign(raw, values);

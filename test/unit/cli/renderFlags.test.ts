@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -180,14 +180,20 @@ describe('cli/render crank input flags', () => {
     expect(settings(onlyExtra.docs).things).to.equal('two');
   });
 
-  it('-s answers a schema a function asks for from the OpenAPI documents in a directory', async () => {
+  it('-s answers a schema a function asks for from the OpenAPI documents under a directory', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'compositor-schemas-'));
     const widget = {
       type: 'object',
       description: 'A widget.',
       'x-kubernetes-group-version-kind': [{ group: 'example.org', version: 'v1', kind: 'Widget' }],
     };
-    writeFileSync(join(dir, 'example.org-v1.json'), JSON.stringify({ components: { schemas: { Widget: widget } } }));
+    // crank walks the directory: a document in a subdirectory counts, a file of another extension does not.
+    mkdirSync(join(dir, 'apis'));
+    writeFileSync(
+      join(dir, 'apis', 'example.org-v1.json'),
+      JSON.stringify({ components: { schemas: { Widget: widget } } }),
+    );
+    writeFileSync(join(dir, 'notes.txt'), 'not a schema');
     const { code, docs, stderr } = await render({ requiredSchemas: dir });
     expect(code, stderr).to.equal(0);
     expect(settings(docs).schema).to.equal('A widget.');
@@ -218,14 +224,14 @@ describe('cli/render crank input flags', () => {
       want: /^compositor render: invalid --context-values "\{"a": 1\}": want KEY=VALUE\n$/,
     },
     contextFileMissing: {
-      reason: 'crank BuildContextData: cannot read context value for key',
+      reason: 'crank BuildContextData, wrapped as render xr wraps it',
       options: () => ({ contextFiles: ['example.org/env=/nonexistent/env.json'] }),
-      want: /^compositor render: cannot read context value for key "example\.org\/env": /,
+      want: /^compositor render: cannot build context data: cannot read context value for key "example\.org\/env": /,
     },
     contextValueNotYaml: {
-      reason: 'crank ParseContextData: cannot unmarshal context value for key',
+      reason: 'crank ParseContextData, wrapped as render xr wraps it',
       options: () => ({ contextValues: ['example.org/env={"a": '] }),
-      want: /^compositor render: cannot unmarshal context value for key "example\.org\/env": /,
+      want: /^compositor render: cannot parse context data: cannot unmarshal context value for key "example\.org\/env": /,
     },
     annotationWithoutValue: {
       reason: 'crank OverrideFunctionAnnotations, wrapped as its render xr command wraps it',
@@ -235,7 +241,12 @@ describe('cli/render crank input flags', () => {
     schemasNotADirectory: {
       reason: 'crank render xr: cannot load required schemas from',
       options: () => ({ requiredSchemas: '/nonexistent/schemas' }),
-      want: /^compositor render: cannot load required schemas from "\/nonexistent\/schemas": /,
+      want: /^compositor render: cannot load required schemas from "\/nonexistent\/schemas": cannot walk directory: /,
+    },
+    schemasWithoutJson: {
+      reason: 'crank LoadRequiredSchemas: a directory without JSON files is an error',
+      options: () => ({ requiredSchemas: mkdtempSync(join(tmpdir(), 'compositor-schemas-')) }),
+      want: /^compositor render: cannot load required schemas from "(.*)": no JSON files found in "\1"\n$/,
     },
     extraResourcesMissing: {
       reason: 'the extra resources file is named as what it is',
