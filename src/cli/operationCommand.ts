@@ -3,25 +3,16 @@
 // handler.
 import { Command, Option } from 'commander';
 import type { OperationRenderOptions } from './operationRender.js';
+import { addPipelineFlags, pipelineFlags, type PipelineFlagValues } from './renderPipelineFlags.js';
 import { optionParser } from './values.js';
 
-interface OperationRenderFlags {
+interface OperationRenderFlags extends PipelineFlagValues {
   requiredResources?: string;
   watchedResource?: string;
-  contextFiles: string[];
-  contextValues: string[];
-  functionCredentials?: string;
-  functionAnnotations: string[];
-  requiredSchemas?: string;
   includeFunctionResults?: boolean;
   includeContext?: boolean;
   includeFullOperation?: boolean;
   timeout: number;
-}
-
-/** Collects a repeatable flag's values, in the order given. */
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
 }
 
 /** `operation`, with `render` as its one subcommand; both share the parent's output and exit handling. */
@@ -35,30 +26,8 @@ export function operationCommand(
     .argument('<operation>', 'YAML file holding the Operation, CronOperation or WatchOperation')
     .argument('<functions>', 'YAML file or directory holding the Functions the pipeline uses')
     .option('-e, --required-resources <path>', 'YAML file or directory of resources functions may require')
-    .option('-w, --watched-resource <path>', "YAML file holding the resource a WatchOperation's Operation is for")
-    .option(
-      '--context-files <key=path>',
-      'Context value for the pipeline to start from, read from a JSON or YAML file (repeatable)',
-      collect,
-      [],
-    )
-    .option(
-      '--context-values <key=value>',
-      'Context value for the pipeline to start from, as JSON (repeatable; wins over --context-files)',
-      collect,
-      [],
-    )
-    .option('--required-schemas <dir>', 'Directory of OpenAPI v3 documents (JSON) required schemas are served from')
-    .option(
-      '--function-credentials <path>',
-      'YAML file or directory of the Secrets pipeline steps take credentials from',
-    )
-    .option(
-      '-a, --function-annotations <key=value>',
-      'Annotation set on every Function, in place of its own (repeatable)',
-      collect,
-      [],
-    )
+    .option('-w, --watched-resource <path>', "YAML file holding the resource a WatchOperation's Operation is for");
+  addPipelineFlags(render, false)
     .option('-r, --include-function-results', 'Also print the results functions returned')
     .option('-c, --include-context', 'Also print the final pipeline context')
     .option('-o, --include-full-operation', "Keep the Operation's spec in the printed Operation")
@@ -76,14 +45,10 @@ export function operationCommand(
       includeContext: flags.includeContext === true,
       includeFullOperation: flags.includeFullOperation === true,
       timeoutMs: flags.timeout,
+      ...pipelineFlags(flags),
     };
     if (flags.requiredResources !== undefined) options.requiredResources = flags.requiredResources;
     if (flags.watchedResource !== undefined) options.watchedResource = flags.watchedResource;
-    if (flags.contextFiles.length > 0) options.contextFiles = flags.contextFiles;
-    if (flags.contextValues.length > 0) options.contextValues = flags.contextValues;
-    if (flags.functionCredentials !== undefined) options.functionCredentials = flags.functionCredentials;
-    if (flags.functionAnnotations.length > 0) options.functionAnnotations = flags.functionAnnotations;
-    if (flags.requiredSchemas !== undefined) options.requiredSchemas = flags.requiredSchemas;
     onExitCode(await run(options));
   });
   const operation = new Command('operation').description('Work with Operations offline.');

@@ -17,34 +17,21 @@ import {
   type OperationStep,
 } from '../operations/index.js';
 import { fileFetcher, functionStack, printRendered } from './render.js';
-import { withFunctionAnnotations } from './renderAnnotations.js';
-import { initialContext, keyValue } from './renderContext.js';
-import { secretGetter } from './renderCredentials.js';
-import { readSchemaDocuments } from './renderSchemas.js';
 import { readObject, readObjects, RenderInputError } from './renderInputs.js';
+import { readPipelineInputs, type PipelineInputFlags } from './renderPipelineInputs.js';
 import { resultDocuments } from './renderOutput.js';
 import { printDocuments, withStableConditions } from './renderPrint.js';
 import type { Output } from './start.js';
 
 const RENDER_API_VERSION = 'render.crossplane.io/v1beta1';
 
-export interface OperationRenderOptions {
+export interface OperationRenderOptions extends PipelineInputFlags {
   operation: string;
   functions: string;
   /** -e: resources functions may require. */
   requiredResources?: string;
   /** -w: the one resource a WatchOperation's Operation was created for. */
   watchedResource?: string;
-  /** --context-files, each `key=path`: context values read from JSON or YAML files. */
-  contextFiles?: string[];
-  /** --context-values, each `key=value`: context values as JSON or YAML; they win over --context-files. */
-  contextValues?: string[];
-  /** --function-credentials: YAML file or directory of the Secrets steps' credentials name. */
-  functionCredentials?: string;
-  /** -a, each `key=value`: an annotation set on every Function, in place of the file's. */
-  functionAnnotations?: string[];
-  /** --required-schemas: a directory of OpenAPI v3 documents (JSON) that required schemas are served from. */
-  requiredSchemas?: string;
   /** -r: print the functions' non-fatal results. */
   includeFunctionResults: boolean;
   /** -c: print the final pipeline context. */
@@ -146,20 +133,7 @@ async function render(options: OperationRenderOptions): Promise<string> {
     });
     required.push(watched);
   }
-  const pairs = (list: string[] | undefined, flag: string): Record<string, string> =>
-    Object.fromEntries((list ?? []).map((text) => keyValue(text, flag)));
-  const context = await initialContext(
-    pairs(options.contextFiles, '--context-files'),
-    pairs(options.contextValues, '--context-values'),
-  );
-  const functions = withFunctionAnnotations(
-    await readObjects(options.functions, 'functions'),
-    options.functionAnnotations ?? [],
-  );
-  const schemas = options.requiredSchemas ? await readSchemaDocuments(options.requiredSchemas) : [];
-  const secrets = options.functionCredentials
-    ? await readObjects(options.functionCredentials, 'function credentials')
-    : [];
+  const { context, functions, schemas, getSecret } = await readPipelineInputs(options.functions, options);
   const stack = functionStack(functions, options.functions, options.timeoutMs, options.builtins);
   try {
     // An Operation starts from empty observed and desired state (render.go, and the Operation controller), and
@@ -168,7 +142,7 @@ async function render(options: OperationRenderOptions): Promise<string> {
       { steps: op.pipeline, observed: {}, context },
       {
         runner: new RequirementsRunner(stack.runner, fileFetcher(required, schemas)),
-        getSecret: secretGetter(secrets),
+        getSecret,
       },
     );
     const resources = Object.entries(out.desired.resources ?? {})

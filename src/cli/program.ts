@@ -10,6 +10,7 @@ import type { TraceOptions } from './trace.js';
 import { traceCommand } from './traceCommand.js';
 import { operationCommand } from './operationCommand.js';
 import type { OperationRenderOptions } from './operationRender.js';
+import { addPipelineFlags, pipelineFlags, type PipelineFlagValues } from './renderPipelineFlags.js';
 
 /** A command line that cannot run: printed as one line, exit code 2 (the Go flag package's convention). */
 export class UsageError extends Error {
@@ -112,9 +113,10 @@ function addFlags(command: Command, exclude: ReadonlySet<string> = new Set()): C
   return addCrossplaneFlags(command);
 }
 
-interface RenderFlags {
+interface RenderFlags extends PipelineFlagValues {
   observedResources?: string;
   requiredResources?: string;
+  extraResources?: string;
   includeFunctionResults?: boolean;
   includeContext?: boolean;
   includeEvents?: boolean;
@@ -126,13 +128,15 @@ interface RenderFlags {
 }
 
 function renderCommand(handlers: CommandHandlers, onExitCode: (code: number) => void): Command {
-  return new Command('render')
+  const render = new Command('render')
     .description('Run a Composition pipeline offline and print the desired resources as YAML, like crossplane render.')
     .argument('<xr>', 'YAML file holding the composite resource')
     .argument('<composition>', 'YAML file holding the Composition')
     .argument('<functions>', 'YAML file or directory holding the Functions the pipeline uses')
     .option('-o, --observed-resources <path>', 'YAML file or directory of observed composed resources')
     .option('-e, --required-resources <path>', 'YAML file or directory of resources functions may require')
+    .option('--extra-resources <path>', 'YAML file or directory of more required resources (deprecated: use -e)');
+  return addPipelineFlags(render, true)
     .option('-r, --include-function-results', 'Also print the results functions returned')
     .option('-c, --include-context', 'Also print the final pipeline context')
     .option('--include-events', 'Also print the events a reconcile would record (compositor only)')
@@ -160,9 +164,11 @@ function renderCommand(handlers: CommandHandlers, onExitCode: (code: number) => 
         includeFunctionResults: flags.includeFunctionResults === true,
         includeContext: flags.includeContext === true,
         timeoutMs: flags.timeout,
+        ...pipelineFlags(flags),
       };
       if (flags.observedResources !== undefined) options.observedResources = flags.observedResources;
       if (flags.requiredResources !== undefined) options.requiredResources = flags.requiredResources;
+      if (flags.extraResources !== undefined) options.extraResources = flags.extraResources;
       if (flags.includeEvents === true) options.includeEvents = true;
       if (flags.includeDeleted === true) options.includeDeleted = true;
       if (flags.includeOrder === true) options.includeOrder = true;

@@ -25,6 +25,7 @@ import { schemaIn, type OpenApiDocument } from '../composite/index.js';
 import { xrdScope, type CompositeResourceDefinition } from '../definition/index.js';
 import { checkRenderInputs, type RenderFiles } from './renderCheck.js';
 import { readObject, readObjects, RenderInputError } from './renderInputs.js';
+import { readPipelineInputs, type PipelineInputFlags } from './renderPipelineInputs.js';
 import { withSchemaDefaults } from './renderDefaults.js';
 import { reconcileEvents } from './renderEvents.js';
 import { RESOURCE_NAME_ANNOTATION, renderDocuments } from './renderOutput.js';
@@ -34,9 +35,12 @@ import type { Output } from './start.js';
 
 export const DEVELOPMENT_TARGET_ANNOTATION = 'render.crossplane.io/runtime-development-target';
 
-export interface RenderOptions extends RenderFiles {
+export interface RenderOptions extends RenderFiles, PipelineInputFlags {
   observedResources?: string;
+  /** -e: resources functions may require. */
   requiredResources?: string;
+  /** --extra-resources: crank's deprecated name for more of the same, served after -e's. */
+  extraResources?: string;
   includeFunctionResults: boolean;
   includeContext: boolean;
   includeEvents?: boolean;
@@ -50,6 +54,8 @@ export interface RenderOptions extends RenderFiles {
   xrd?: string;
   /** Deadline of each function call. */
   timeoutMs: number;
+  /** In-process functions by built-in name; tests put fakes here. */
+  builtins?: ReadonlyMap<string, BuiltinFunction>;
 }
 
 function obj(v: unknown): JsonObject {
@@ -183,17 +189,24 @@ export function functionStack(
   };
 }
 
+/** -e's resources, then --extra-resources', as crank v2.3 appends them (a function sees both). */
+async function requiredObjects(options: RenderOptions): Promise<JsonObject[]> {
+  const required = options.requiredResources ? await readObjects(options.requiredResources, 'required resources') : [];
+  const extra = options.extraResources ? await readObjects(options.extraResources, 'extra resources') : [];
+  return [...required, ...extra];
+}
+
 async function render(options: RenderOptions): Promise<string> {
   const file = await readObject(options.xr, 'composite resource');
   const composition = await readObject(options.composition, 'composition');
-  const functions = await readObjects(options.functions, 'functions');
+  const { context, functions, schemas, getSecret } = await readPipelineInputs(options.functions, options);
   const steps = checkRenderInputs({ xr: file, composition, functions }, options);
   const observedObjects = options.observedResources
     ? await readObjects(options.observedResources, 'observed resources')
     : [];
   const observed = observedByName(observedObjects, options.observedResources ?? '');
-  const required = options.requiredResources ? await readObjects(options.requiredResources, 'required resources') : [];
-  const stack = functionStack(functions, options.functions, options.timeoutMs);
+  const required = await requiredObjects(options);
+  const stack = functionStack(functions, options.functions, options.timeoutMs, options.builtins);
   // Read with the other inputs, so a problem with the file is reported before any function runs.
   const xrd = options.xrd === undefined ? undefined : await readObject(options.xrd, 'composite resource definition');
   const legacy = xrd !== undefined && isLegacy(xrd);
@@ -203,8 +216,14 @@ async function render(options: RenderOptions): Promise<string> {
   try {
     const resources = Object.fromEntries([...observed].map(([name, resource]) => [name, { resource }]));
     const out = await runPipeline(
-      { steps, observed: { composite: { resource: xr }, resources }, ordering: options.includeOrder === true },
-      { runner: new RequirementsRunner(stack.runner, fileFetcher(required)) },
+      {
+        steps,
+        observed: { composite: { resource: xr }, resources },
+        // Without --context-files or --context-values the first step gets an empty context, as in a cluster.
+        context,
+        ordering: options.includeOrder === true,
+      },
+      { runner: new RequirementsRunner(stack.runner, fileFetcher(required, schemas)), getSecret },
     );
     const machinery = legacy ? obj(file.spec) : obj(obj(file.spec).crossplane);
     const fileCompositionRef = str(obj(machinery.compositionRef).name) || undefined;

@@ -1,11 +1,11 @@
 // crank's --context-files and --context-values (crossplane/cli cmd/crossplane/render, BuildContextData and
 // ParseContextData): the context a render's pipeline starts from instead of an empty one. Each value is YAML or
-// JSON; a file's contents are read first and a value given for the same key takes its place.
+// JSON, read as crank reads it (k8s.io/apimachinery's yaml.Unmarshal: YAML 1.1 scalars, so `yes` is true); a
+// file's contents are read first and a value given for the same key takes its place.
 import { readFile } from 'node:fs/promises';
-import { parse } from 'yaml';
 import { errorMessage } from '../base/index.js';
 import type { JsonObject, JsonValue } from '../functions/index.js';
-import { RenderInputError } from './renderInputs.js';
+import { goYamlValue, RenderInputError } from './renderInputs.js';
 
 /** `key=value` as the flags are given, split at the first `=` (a context key has none, a value may). */
 export function keyValue(text: string, flag: string): [string, string] {
@@ -16,11 +16,14 @@ export function keyValue(text: string, flag: string): [string, string] {
 
 function parsed(key: string, raw: string): JsonValue {
   try {
-    return parse(raw) as JsonValue;
+    return goYamlValue(raw);
   } catch (err) {
-    throw new RenderInputError(`cannot unmarshal context value for key "${key}": ${errorMessage(err)}`, {
-      cause: err,
-    });
+    throw new RenderInputError(
+      `cannot parse context data: cannot unmarshal context value for key "${key}": ${errorMessage(err)}`,
+      {
+        cause: err,
+      },
+    );
   }
 }
 
@@ -37,9 +40,12 @@ export async function initialContext(
   const raw: Record<string, string> = {};
   for (const [key, path] of Object.entries(files)) {
     raw[key] = await readFile(path, 'utf8').catch((err: unknown) => {
-      throw new RenderInputError(`cannot read context value for key "${key}": ${errorMessage(err)}`, {
-        cause: err,
-      });
+      throw new RenderInputError(
+        `cannot build context data: cannot read context value for key "${key}": ${errorMessage(err)}`,
+        {
+          cause: err,
+        },
+      );
     });
   }
   Object.assign(raw, values);

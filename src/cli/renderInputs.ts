@@ -5,7 +5,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseAllDocuments, visit, type Document } from 'yaml';
-import type { JsonObject } from '../functions/index.js';
+import type { JsonObject, JsonValue } from '../functions/index.js';
 import { plainValue } from './goYamlScalars.js';
 
 export class RenderInputError extends Error {
@@ -53,6 +53,23 @@ function resolveGoScalars(doc: Document): string | undefined {
     },
   });
   return notJson;
+}
+
+/**
+ * The value one YAML (or JSON) text holds, read as go-yaml v2 reads it (sigs.k8s.io/yaml, which crank's context
+ * flags go through): `yes` is true, `0777` is 511. Like go-yaml it reads the first document only. A syntax error,
+ * or a number JSON cannot hold, throws.
+ *
+ * @example goYamlValue('{tier: gold, on: yes}') // { tier: 'gold', on: true }
+ */
+export function goYamlValue(text: string): JsonValue {
+  const [doc] = parseAllDocuments(text, { schema: 'failsafe', merge: true });
+  if (doc === undefined) return null;
+  const problem = doc.errors[0];
+  if (problem !== undefined) throw new Error(firstLine(problem.message));
+  const notJson = resolveGoScalars(doc);
+  if (notJson !== undefined) throw new Error(`${notJson} is not a JSON number`);
+  return (doc.toJS() ?? null) as JsonValue;
 }
 
 /** Every YAML document of a file; empty documents are skipped, anything but a mapping is an error. */

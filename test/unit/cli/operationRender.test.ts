@@ -352,12 +352,12 @@ describe('cli/operationRender', () => {
     'missing file': {
       reason: 'a file that cannot be read is named by its key',
       options: { contextFiles: ['example.org/env=/nonexistent/env.json'] },
-      want: /^compositor operation render: cannot read context value for key "example\.org\/env": /,
+      want: /^compositor operation render: cannot build context data: cannot read context value for key "example\.org\/env": /,
     },
     'not YAML': {
       reason: 'a value that does not parse is named by its key',
       options: { contextValues: ['example.org/env={"a": '] },
-      want: /^compositor operation render: cannot unmarshal context value for key "example\.org\/env": /,
+      want: /^compositor operation render: cannot parse context data: cannot unmarshal context value for key "example\.org\/env": /,
     },
   };
   for (const [name, { reason, options, want }] of Object.entries(badContext)) {
@@ -495,7 +495,7 @@ describe('cli/operationRender', () => {
     const broken = await render(tempFile('op.yaml', OPERATION), { requiredSchemas: dir });
     expect(broken.code).to.equal(1);
     expect(broken.stderr).to.match(
-      /^compositor operation render: cannot load required schemas from ".*": broken\.json: /,
+      /^compositor operation render: cannot load required schemas from ".*": cannot parse OpenAPI JSON from ".*broken\.json": /,
     );
   });
 });
