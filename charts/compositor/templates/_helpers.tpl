@@ -147,6 +147,7 @@ passed (compositor uses the pod's ServiceAccount).
   (list "enable-nop-provider" $v.nopProvider.enabled)
   (list "enable-usages" $v.usages.enabled)
   (list "enable-operations" $v.operations.enabled)
+  (list "enable-providers" $v.providers.enabled)
   (list "enable-composed-resource-ordering" $v.composedResourceOrdering.enabled)
   (list "managed-poll-interval" $v.managed.pollInterval)
 }}
