@@ -1,7 +1,7 @@
 // The CRD an Active ManagedResourceDefinition stands for, as Crossplane v2.3's MRD controller forms it
 // (internal/controller/apiextensions/managed/crd.go): only the fields it has opinions about, so that a server-side
-// apply owns no defaults; versions sorted by name; owned by the MRD and by the MRD's controller (its ProviderRevision)
-// without being controlled, so deleting either leaves the CRD while the other exists.
+// apply owns no defaults; versions sorted by name; owned by the MRD, and by the MRD's controller reference (its
+// ProviderRevision) copied as it is, so the CRD stays while either exists.
 import type { OwnerReference } from '../configuration/index.js';
 import type { Condition } from '../types.js';
 import { CRD, MRD } from './names.js';
