@@ -26,6 +26,22 @@ export function hasCapability(capabilities: readonly string[] | undefined, key: 
   return (capabilities ?? []).some((c) => fuzzy(c) === fuzzy(key));
 }
 
+/** Upstream's refusal of a webhook-converted CRD without the runtime's TLS bundle (establisher.go). */
+export const CONVERSION_WITHOUT_CA = 'cannot deploy a CRD with webhook conversion strategy without having a TLS bundle';
+
+/**
+ * Refuses a package with a CRD converted by webhook: the conversion webhook is served by the provider's runtime, whose
+ * Service and CA bundle the establisher would write into it, and compositor runs no provider runtime yet. Upstream
+ * refuses the same way when the runtime's TLS bundle is missing, and nothing of the package is installed.
+ */
+export function checkConversion(objects: readonly PackageObject[]): void {
+  const webhook = objects.some((o) => {
+    const conversion = (o.spec as { conversion?: { strategy?: unknown } } | undefined)?.conversion;
+    return o.kind === CRD.kind && o.apiVersion === CRD.apiVersion && conversion?.strategy === 'Webhook';
+  });
+  if (webhook) throw new Error(CONVERSION_WITHOUT_CA);
+}
+
 /** The package's objects with each managed resource CRD as an MRD; other objects are returned as they are. */
 export function toManagedResourceDefinitions(
   objects: readonly PackageObject[],

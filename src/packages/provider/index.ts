@@ -4,7 +4,13 @@
 // safe-start provider). The provider's own runtime is not run yet (docs/packages.md#providers).
 export * from './names.js';
 export { PROVIDER_KIND } from './kind.js';
-export { hasCapability, SAFE_START, toManagedResourceDefinitions } from './convert.js';
+export {
+  checkConversion,
+  CONVERSION_WITHOUT_CA,
+  hasCapability,
+  SAFE_START,
+  toManagedResourceDefinitions,
+} from './convert.js';
 export { matchesActivation, planActivation, type ActivationPlan } from './activation.js';
 export { crdOf, type CrdManifest, type ManagedResourceDefinition } from './mrdCrd.js';
 export { MrdController, type MrdControllerOptions } from './mrdController.js';

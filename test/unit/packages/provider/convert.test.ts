@@ -1,5 +1,10 @@
 import { expect } from 'chai';
-import { hasCapability, toManagedResourceDefinitions } from '../../../../src/packages/provider/index.js';
+import {
+  checkConversion,
+  CONVERSION_WITHOUT_CA,
+  hasCapability,
+  toManagedResourceDefinitions,
+} from '../../../../src/packages/provider/index.js';
 import type { PackageObject } from '../../../../src/packages/xpkg/index.js';
 
 // A Provider's CRDs as Crossplane v2.3's converter (internal/converter/custom_to_managed.go) makes them MRDs.
@@ -74,5 +79,18 @@ describe('packages/provider/convert: CRDs as ManagedResourceDefinitions', () => 
     expect(hasCapability(['Safe_Start'], 'safe-start')).to.equal(true);
     expect(hasCapability(['safestarter'], 'safe-start')).to.equal(false);
     expect(hasCapability(undefined, 'safe-start')).to.equal(false);
+  });
+
+  it('refuses a CRD converted by webhook, as upstream without the runtime TLS bundle; other strategies pass', () => {
+    const withConversion = (strategy: string): PackageObject => ({
+      ...crd('Object'),
+      spec: { conversion: { strategy } },
+    });
+    expect(() => {
+      checkConversion([crd('NopResource'), withConversion('Webhook')]);
+    }).to.throw(CONVERSION_WITHOUT_CA);
+    expect(() => {
+      checkConversion([withConversion('None'), webhook]);
+    }).to.not.throw();
   });
 });
