@@ -1,6 +1,6 @@
 // The ManagedResourceDefinition controller, as Crossplane v2.3's (internal/controller/apiextensions/managed): an
 // Inactive MRD is Established False (InactiveManagedResource) and has no CRD; an Active one gets its CRD server-side
-// applied (mrdCrd.ts) and is Established once the CRD is. A failure to apply is a Warning event and Established False
+// applied (mrdCrd.ts) and is Established once the CRD is, looked at again every second until then. A failure to apply is a Warning event and Established False
 // with upstream's message, retried with backoff. Nothing here deletes a CRD: an MRD going away leaves its CRD to the
 // garbage collector, which deletes it only once neither the MRD nor its ProviderRevision owns it.
 import type { Logger } from 'pino';
@@ -13,7 +13,7 @@ import { writeStatus, type StatusTarget } from '../configuration/index.js';
 import type { Condition } from '../types.js';
 import { blocked, established, inactive, pending } from './conditions.js';
 import { crdOf, type ManagedResourceDefinition } from './mrdCrd.js';
-import { CRD, CRDS, MRD, MRD_FIELD_MANAGER, MRDS } from './names.js';
+import { CRDS, MRD, MRD_FIELD_MANAGER, MRDS } from './names.js';
 
 export interface MrdControllerOptions extends ControllerContext {
   settings: ControllerSettings;
@@ -21,6 +21,9 @@ export interface MrdControllerOptions extends ControllerContext {
 }
 
 const REASON = { apply: 'ApplyCustomResourceDefinition' } as const;
+
+/** How soon an MRD whose CRD is not established yet looks again (the API server establishes one within a second). */
+const PENDING_RECHECK_MS = 1_000;
 
 interface StoredCrd extends KubeObject {
   metadata: { name: string; ownerReferences?: { kind: string; apiVersion: string; name: string }[] };
@@ -42,17 +45,8 @@ export class MrdController implements Lifecycle {
     this.shell = new ControllerShell({
       ...options,
       name: this.name,
-      watches: [
-        watchKind({ kind: MRD }),
-        // A CRD an MRD owns: its Established condition is the MRD's, and a change to it is put back.
-        watchKind<StoredCrd>({
-          kind: CRD,
-          keys: (event) =>
-            (event.object.metadata.ownerReferences ?? [])
-              .filter((r) => r.kind === MRD.kind && r.apiVersion === MRD.apiVersion)
-              .map((r) => r.name),
-        }),
-      ],
+      // CRDs are not watched: caching every CRD of a cluster costs more than asking again while one is pending.
+      watches: [watchKind({ kind: MRD })],
       reconcile: (key, signal) => this.reconcile(key, signal),
       errors: { keyField: 'managedresourcedefinition', level: 'warn', causes: true },
     });
@@ -74,9 +68,20 @@ export class MrdController implements Lifecycle {
       await this.status(mrd, inactive(), signal);
       return {};
     }
-    let crd: StoredCrd;
+    const crd = await this.applyCrd(mrd, signal);
+    const isEstablished = isTrue(crd.status?.conditions);
+    if (isEstablished && !isTrue(mrd.status?.conditions)) {
+      this.event(mrd, 'Normal', 'Successfully applied CustomResourceDefinition');
+    }
+    await this.status(mrd, isEstablished ? established() : pending(), signal);
+    return isEstablished ? {} : { requeueAfterMs: PENDING_RECHECK_MS };
+  }
+
+  /** Applies the MRD's CRD; a failure is reported on the MRD and thrown to be retried with backoff. */
+  private async applyCrd(mrd: ManagedResourceDefinition, signal: AbortSignal): Promise<StoredCrd> {
+    const { name } = mrd.metadata;
     try {
-      crd = await serverSideApply<StoredCrd>(this.options.client, `${CRDS}/${name}`, crdOf(mrd), {
+      return await serverSideApply<StoredCrd>(this.options.client, `${CRDS}/${name}`, crdOf(mrd), {
         fieldManager: MRD_FIELD_MANAGER,
         signal,
       });
@@ -89,13 +94,6 @@ export class MrdController implements Lifecycle {
       );
       throw new ReportedError(`cannot apply CustomResourceDefinition "${name}"`, { cause: err });
     }
-    const isEstablished = crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
-    const wasEstablished = mrd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
-    if (isEstablished === true && wasEstablished !== true) {
-      this.event(mrd, 'Normal', 'Successfully applied CustomResourceDefinition');
-    }
-    await this.status(mrd, isEstablished === true ? established() : pending(), signal);
-    return {};
   }
 
   private async status(mrd: ManagedResourceDefinition, condition: Condition, signal: AbortSignal): Promise<void> {
@@ -109,4 +107,9 @@ export class MrdController implements Lifecycle {
   private event(mrd: ManagedResourceDefinition, type: 'Normal' | 'Warning', message: string): void {
     this.options.events.event({ ...MRD, metadata: mrd.metadata }, { type, reason: REASON.apply, message });
   }
+}
+
+/** Whether conditions hold Established True. */
+function isTrue(conditions: readonly { type: string; status: string }[] | undefined): boolean {
+  return conditions?.some((c) => c.type === 'Established' && c.status === 'True') === true;
 }

@@ -148,7 +148,7 @@ describe('packages/provider controllers', () => {
     expect(server.list(CRD_API, 'CustomResourceDefinition')).to.deep.equal([]);
   });
 
-  it('the MRAP activates matching MRDs; the MRD controller then creates the CRD and waits for it to be established', async () => {
+  it('the MRAP activates matching MRDs; the MRD controller then creates the CRD and looks again until it is established', async () => {
     const { server, events, revisions, mraps, mrds } = world();
     revision(server, 'registry.example.org/nop:safe');
     await revisions.reconcile('provider-nop-111111111111', signal);
@@ -167,15 +167,16 @@ describe('packages/provider controllers', () => {
       'Normal/ActivateManagedResourceDefinition',
     );
 
-    await mrds.reconcile(MRD_NAME, signal);
+    const pendingResult = await mrds.reconcile(MRD_NAME, signal);
     const crd = server.get<Stored>(CRD_API, 'CustomResourceDefinition', MRD_NAME);
     expect(crd?.spec).to.include({ group: 'nop.crossplane.io', scope: 'Cluster' });
     const owners = crd?.metadata.ownerReferences as { kind: string }[] | undefined;
     expect(owners?.map((r) => r.kind)).to.deep.equal(['ManagedResourceDefinition', 'ProviderRevision']);
     expect(conditions(mrd(server))).to.deep.equal({ Established: 'Unknown/PendingManagedResource' });
+    expect(pendingResult).to.deep.equal({ requeueAfterMs: 1_000 });
 
     server.put({ ...crd, status: { conditions: [{ type: 'Established', status: 'True' }] } } as Stored);
-    await mrds.reconcile(MRD_NAME, signal);
+    expect(await mrds.reconcile(MRD_NAME, signal)).to.deep.equal({});
     expect(conditions(mrd(server))).to.deep.equal({ Established: 'True/EstablishedManagedResource' });
   });
 
