@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { KubeClient, KubeObject } from '../../src/kube/index.js';
 import { buildPackage } from '../unit/fakes/xpkg.js';
 import { pullSecret } from '../unit/fakes/registry.js';
-import { apply, condition, get, remove, startEngine, type Condition, type RunningEngine } from './engine.js';
+import { apply, condition, eventsFor, get, remove, startEngine, type Condition, type RunningEngine } from './engine.js';
 import { controlPlane, eventually } from './harness.js';
 import { packageStream, TestRegistry } from './registry.js';
 
@@ -213,6 +213,18 @@ describe('Provider packages from a real registry (integration)', function () {
     }
     const policy = await get<Obj>(client, MRAP);
     expect(policy?.status?.activated).to.include.members(managed);
+    // The revision created them Inactive: the policy's events say it activated them.
+    const activations = await eventually('the policy reports its activations', async () => {
+      const events = await eventsFor(
+        client,
+        'default',
+        String(policy?.metadata.uid),
+        'ActivateManagedResourceDefinition',
+      );
+      if (events.length > 0) return events;
+      throw new Error('no ActivateManagedResourceDefinition event on the default policy');
+    });
+    expect(activations.map((e) => e.type)).to.include('Normal');
   });
 
   it('reports a package that is not a Provider on its revision and the Provider, installing nothing', async () => {

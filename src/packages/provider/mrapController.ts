@@ -6,9 +6,10 @@
 import type { Logger } from 'pino';
 import { errorMessage, type Clock } from '../../base/index.js';
 import { ControllerShell, watchKind, type ControllerContext, type ControllerSettings } from '../../controller/index.js';
-import { CONTENT_TYPE, getIfExists, type KubeClient } from '../../kube/index.js';
+import { CONTENT_TYPE, getIfExists, type KubeObject } from '../../kube/index.js';
 import type { Lifecycle } from '../../lifecycle/index.js';
 import type { ReconcileResult } from '../../queue/index.js';
+import type { InformerLease } from '../../watch/index.js';
 import { writeStatus, type StatusTarget } from '../configuration/index.js';
 import type { Condition } from '../types.js';
 import { matchesActivation, planActivation } from './activation.js';
@@ -16,9 +17,7 @@ import { policyBlocked, policyHealthy, policyUnhealthy } from './conditions.js';
 import type { ManagedResourceDefinition } from './mrdCrd.js';
 import { MRAP, MRAPS, MRD, MRDS } from './names.js';
 
-export interface ManagedResourceActivationPolicy {
-  apiVersion: string;
-  kind: string;
+export interface ManagedResourceActivationPolicy extends KubeObject {
   metadata: { name: string; deletionTimestamp?: string };
   spec: { activate: string[] };
   status?: { conditions?: Condition[]; activated?: string[] };
@@ -35,6 +34,8 @@ export class MrapController implements Lifecycle {
   readonly name = 'packages/managedresourceactivationpolicy.apiextensions.crossplane.io';
   private readonly shell: ControllerShell;
   private readonly logger: Logger;
+  /** The policies' shared cache, which maps an MRD's change to the policies matching it without a request. */
+  private policies: InformerLease<ManagedResourceActivationPolicy> | undefined;
 
   constructor(private readonly options: MrapControllerOptions) {
     this.logger = options.logger.child({ controller: this.name });
@@ -43,7 +44,7 @@ export class MrapController implements Lifecycle {
       name: this.name,
       watches: [
         watchKind({ kind: MRAP }),
-        watchKind({ kind: MRD, keys: (event) => policiesMatching(options.client, event.object.metadata.name) }),
+        watchKind({ kind: MRD, keys: (event) => this.policiesMatching(event.object.metadata.name) }),
       ],
       reconcile: (key, signal) => this.reconcile(key, signal),
       errors: { keyField: 'managedresourceactivationpolicy', level: 'warn', causes: true },
@@ -51,11 +52,21 @@ export class MrapController implements Lifecycle {
   }
 
   async start(signal?: AbortSignal): Promise<void> {
+    this.policies = await this.options.informers.acquire(MRAP.apiVersion, MRAP.kind);
     await this.shell.start(signal);
   }
 
   async stop(deadline: AbortSignal): Promise<void> {
     await this.shell.stop(deadline);
+    await this.policies?.release();
+    this.policies = undefined;
+  }
+
+  /** The policies whose activate list matches an MRD's name (upstream's EnqueueActivationPolicyForManagedResourceDefinition). */
+  private policiesMatching(mrd: string): string[] {
+    return (this.policies?.informer.store.list() ?? [])
+      .filter((p) => p.spec.activate.some((pattern) => matchesActivation(pattern, mrd)))
+      .map((p) => p.metadata.name);
   }
 
   /** Reconciles one policy, read fresh. */
@@ -129,12 +140,4 @@ export class MrapController implements Lifecycle {
   private event(policy: ManagedResourceActivationPolicy, type: 'Normal' | 'Warning', message: string): void {
     this.options.events.event({ ...MRAP, metadata: policy.metadata }, { type, reason: REASON.activate, message });
   }
-}
-
-/** The policies whose activate list matches an MRD's name (upstream's EnqueueActivationPolicyForManagedResourceDefinition). */
-async function policiesMatching(client: KubeClient, mrd: string): Promise<string[]> {
-  const list = await client.request<{ items: ManagedResourceActivationPolicy[] }>('GET', MRAPS);
-  return list.items
-    .filter((p) => p.spec.activate.some((pattern) => matchesActivation(pattern, mrd)))
-    .map((p) => p.metadata.name);
 }
