@@ -387,6 +387,26 @@ describe('charts/compositor', function () {
     ]);
   });
 
+  it('grants the provider kinds only with providers.enabled (--enable-providers)', async () => {
+    const providerRules = (manifests: readonly Manifest[]): string[][] =>
+      (only(manifests, 'ClusterRole', 'compositor:system').rules ?? [])
+        .filter((rule) => rule.apiGroups.includes('pkg.crossplane.io') && rule.resources.includes('providers'))
+        .map((rule) => rule.resources);
+    expect(providerRules(await render())).to.deep.equal([]);
+    const enabled = await render('--set', 'providers.enabled=true');
+    expect(container(enabled).args).to.include('--enable-providers=true');
+    expect(providerRules(enabled)).to.deep.equal([
+      [
+        'providers',
+        'providers/status',
+        'providers/finalizers',
+        'providerrevisions',
+        'providerrevisions/status',
+        'providerrevisions/finalizers',
+      ],
+    ]);
+  });
+
   it('turns leader election and the PodDisruptionBudget on when replicas > 1, whatever leaderElection.enabled says', async () => {
     const manifests = await render('--set', 'replicas=3', '--set', 'leaderElection.enabled=false');
     expect(container(manifests).args).to.include('--leader-election=true');

@@ -348,6 +348,22 @@ export const START_FLAGS: readonly FlagDefinition[] = [
       "Run Operations, CronOperations and WatchOperations (ops.crossplane.io/v1alpha1): function pipelines that run once to completion, on a schedule or on a watched resource's change. As Crossplane v2's alpha feature, off by default.",
   },
   {
+    name: 'enable-providers',
+    key: 'enableProviders',
+    kind: 'boolean',
+    default: 'false',
+    description:
+      "Alpha, compositor's own (Crossplane always runs Providers): run the Provider and ProviderRevision controllers with --package-runtime=Deployment, which install a Provider package's CRDs as ManagedResourceDefinitions, and the ManagedResourceDefinition and ManagedResourceActivationPolicy controllers, which create the CRDs of active ones (docs/packages.md#providers). Off by default while Providers are incomplete.",
+  },
+  {
+    name: 'default-activations',
+    key: 'defaultActivations',
+    kind: 'text',
+    default: '',
+    description:
+      'With --enable-providers: the comma-separated name patterns (such as * or *.aws.crossplane.io) of the ManagedResourceActivationPolicy "default", created at start when absent, as crossplane core init creates it from its --activation flags. Empty: no default policy. The chart sets *, as Crossplane\'s.',
+  },
+  {
     name: 'max-composition-revisions',
     key: 'maxCompositionRevisions',
     kind: 'positiveInteger',

@@ -47,6 +47,10 @@ export interface EngineConfig {
   enableComposedResourceOrdering: boolean;
   /** --enable-operations: the Operation, CronOperation and WatchOperation controllers (shard 0). */
   enableOperations: boolean;
+  /** --enable-providers (alpha): the Provider, ProviderRevision, MRD and MRAP controllers (shard 0). */
+  enableProviders: boolean;
+  /** --default-activations: comma-separated patterns of the "default" ManagedResourceActivationPolicy. */
+  defaultActivations: string;
   /** How long a composite controller restarted for a changed XRD may finish its in-flight reconciles. */
   gracefulShutdownTimeoutMs: number;
 }

@@ -23,6 +23,11 @@ export interface EngineParts {
    * install packages' XRDs and Compositions; before the XRD controller, which picks those up as any others.
    */
   configurations?: Lifecycle;
+  /**
+   * With --enable-providers and --package-runtime=Deployment, on shard 0: the Provider, ProviderRevision, MRD and MRAP
+   * controllers, after the Configurations' (a Configuration may carry an activation policy).
+   */
+  providers?: Lifecycle;
   /** The function caller: client certificate, Function caches, gRPC channels. */
   functions: Lifecycle;
   /** The built-in nop provider (--enable-nop-provider); before the composite controllers, which may compose it. */
@@ -70,6 +75,7 @@ export class Engine implements Runnable {
       ...(options.clientTls ? [options.clientTls] : []),
       ...(options.packages ? [options.packages] : []),
       ...(options.configurations ? [options.configurations] : []),
+      ...(options.providers ? [options.providers] : []),
       options.functions,
       ...(options.nop ? [options.nop] : []),
       ...(options.revisions ? [options.revisions] : []),

@@ -16,7 +16,14 @@ import type { Metrics } from '../metrics/index.js';
 import { reconcileLimits } from '../base/index.js';
 import { ReconcileLimiter } from '../queue/index.js';
 import { kubeActiveRevision, OperationsController } from '../operations/index.js';
-import { ClientCertificate, ConfigurationPackages, FunctionPackageController, TlsSecrets } from '../packages/index.js';
+import {
+  activationsOf,
+  ClientCertificate,
+  ConfigurationPackages,
+  FunctionPackageController,
+  ProviderPackages,
+  TlsSecrets,
+} from '../packages/index.js';
 import { UsageController } from '../usage/index.js';
 import { InformerRegistry, shardFilter } from '../watch/index.js';
 import type { EngineConfig } from './config.js';
@@ -124,10 +131,9 @@ export function controllers(
 ): Omit<EngineParts, 'informers' | 'events' | 'clientTls' | 'functions'> {
   const { config } = shared;
   const clusterWide = config.shardIndex === 0;
-  const runsPackages = config.packageRuntime === 'Deployment';
+  const runsPackages = clusterWide && config.packageRuntime === 'Deployment';
   return {
-    packages: clusterWide && runsPackages ? packageController(shared, secrets) : undefined,
-    configurations: clusterWide && runsPackages ? configurationPackages(shared) : undefined,
+    ...(runsPackages ? packageParts(shared, secrets) : {}),
     nop: config.enableNopProvider ? nopProvider(shared) : undefined,
     revisions: clusterWide ? revisionController(shared) : undefined,
     usages: clusterWide && config.enableUsages ? usageController(shared) : undefined,
@@ -135,6 +141,18 @@ export function controllers(
     definitions: definitions(shared, runners.composite),
     log: shared.context.logger,
     shard: { index: config.shardIndex, count: config.shardCount },
+  };
+}
+
+/** The package manager's parts, on shard 0 with --package-runtime=Deployment; Providers only with --enable-providers. */
+function packageParts(
+  shared: Shared,
+  secrets: TlsSecrets,
+): Pick<EngineParts, 'packages' | 'configurations' | 'providers'> {
+  return {
+    packages: packageController(shared, secrets),
+    configurations: configurationPackages(shared),
+    providers: shared.config.enableProviders ? providerPackages(shared) : undefined,
   };
 }
 
@@ -170,6 +188,17 @@ function configurationPackages({ context, settings, config }: Shared): Configura
     ...context,
     settings,
     namespace: config.leaderElectionNamespace,
+    ...(config.xpkgCacheDir !== undefined ? { cacheDir: config.xpkgCacheDir } : {}),
+  });
+}
+
+/** Providers (--enable-providers, alpha): as Configurations, plus the MRD and MRAP controllers and the default policy. */
+function providerPackages({ context, settings, config }: Shared): ProviderPackages {
+  return new ProviderPackages({
+    ...context,
+    settings,
+    namespace: config.leaderElectionNamespace,
+    defaultActivations: activationsOf(config.defaultActivations),
     ...(config.xpkgCacheDir !== undefined ? { cacheDir: config.xpkgCacheDir } : {}),
   });
 }

@@ -23,3 +23,10 @@ export {
   CONFIGURATION,
   CONFIGURATION_REVISION,
 } from './configuration/index.js';
+export {
+  ProviderPackages,
+  type ProviderPackagesOptions,
+  activationsOf,
+  PROVIDER,
+  PROVIDER_REVISION,
+} from './provider/index.js';

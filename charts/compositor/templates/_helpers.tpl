@@ -147,6 +147,8 @@ passed (compositor uses the pod's ServiceAccount).
   (list "enable-nop-provider" $v.nopProvider.enabled)
   (list "enable-usages" $v.usages.enabled)
   (list "enable-operations" $v.operations.enabled)
+  (list "enable-providers" $v.providers.enabled)
+  (list "default-activations" (ternary (join "," $v.providers.defaultActivations) nil (kindIs "slice" $v.providers.defaultActivations)))
   (list "enable-composed-resource-ordering" $v.composedResourceOrdering.enabled)
   (list "managed-poll-interval" $v.managed.pollInterval)
 }}

@@ -14,14 +14,8 @@ import type { ReconcileResult } from '../../queue/index.js';
 import { LABEL_PARENT_PACKAGE } from '../names.js';
 import type { PackageClient } from '../xpkg/index.js';
 import { configurationHealth, installed, unhealthy, unpacking } from './conditions.js';
-import {
-  CONFIGURATION,
-  CONFIGURATION_REVISION,
-  CONFIGURATION_REVISIONS,
-  CONFIGURATIONS,
-  FIELD_MANAGER,
-  revisionNameOf,
-} from './names.js';
+import { CONFIGURATION_KIND, controllerNameOf, type PackageKindSpec } from './kind.js';
+import { FIELD_MANAGER, revisionNameOf } from './names.js';
 import { pullOptions } from './pull.js';
 import { planRevisions } from './revisions.js';
 import { writeStatus } from './status.js';
@@ -35,6 +29,8 @@ export interface ConfigurationControllerOptions extends ControllerContext {
   /** How soon a Configuration whose packagePullPolicy is Always looks for a new digest (upstream: 1m). */
   pullIntervalMs?: number;
   clock?: Clock;
+  /** The package kind reconciled; a Configuration unless given. */
+  kind?: PackageKindSpec;
 }
 
 const REASON = {
@@ -51,19 +47,22 @@ class ReportedError extends Error {
 }
 
 export class ConfigurationController implements Lifecycle {
-  readonly name = 'packages/configuration.pkg.crossplane.io';
+  readonly name: string;
   private readonly shell: ControllerShell;
   private readonly logger: Logger;
+  private readonly kind: PackageKindSpec;
 
   constructor(private readonly options: ConfigurationControllerOptions) {
+    this.kind = options.kind ?? CONFIGURATION_KIND;
+    this.name = controllerNameOf(this.kind.package);
     this.logger = options.logger.child({ controller: this.name });
     this.shell = new ControllerShell({
       ...options,
       name: this.name,
       watches: [
-        watchKind({ kind: CONFIGURATION }),
+        watchKind({ kind: this.kind.package }),
         watchKind({
-          kind: CONFIGURATION_REVISION,
+          kind: this.kind.revision,
           keys: (event) => {
             const labels = event.object.metadata.labels as Record<string, string> | undefined;
             const parent = labels?.[LABEL_PARENT_PACKAGE];
@@ -86,7 +85,7 @@ export class ConfigurationController implements Lifecycle {
 
   /** Reconciles one Configuration, read fresh. */
   async reconcile(name: string, signal: AbortSignal): Promise<ReconcileResult> {
-    const cfg = await getIfExists<Configuration>(this.options.client, `${CONFIGURATIONS}/${name}`, signal);
+    const cfg = await getIfExists<Configuration>(this.options.client, `${this.kind.packages}/${name}`, signal);
     // Being deleted: the garbage collector deletes its revisions, and with them what only they owned.
     if (cfg === undefined || cfg.metadata.deletionTimestamp !== undefined) return {};
     const revisions = await this.listRevisions(cfg, signal);
@@ -121,7 +120,7 @@ export class ConfigurationController implements Lifecycle {
     const { name } = cfg.metadata;
     await writeStatus(
       this.options,
-      { path: `${CONFIGURATIONS}/${name}`, stored: cfg.status },
+      { path: `${this.kind.packages}/${name}`, stored: cfg.status },
       {
         conditions: [health, active ? installed(true) : installed(false, 'Package is inactive')],
         fields: {
@@ -136,14 +135,10 @@ export class ConfigurationController implements Lifecycle {
 
   private async listRevisions(cfg: Configuration, signal: AbortSignal): Promise<ConfigurationRevision[]> {
     try {
-      const list = await this.options.client.request<{ items: ConfigurationRevision[] }>(
-        'GET',
-        CONFIGURATION_REVISIONS,
-        {
-          query: { labelSelector: `${LABEL_PARENT_PACKAGE}=${cfg.metadata.name}` },
-          signal,
-        },
-      );
+      const list = await this.options.client.request<{ items: ConfigurationRevision[] }>('GET', this.kind.revisions, {
+        query: { labelSelector: `${LABEL_PARENT_PACKAGE}=${cfg.metadata.name}` },
+        signal,
+      });
       return list.items;
     } catch (err) {
       const message = `cannot list revisions for package: ${errorMessage(err)}`;
@@ -165,7 +160,7 @@ export class ConfigurationController implements Lifecycle {
       }
       await writeStatus(
         this.options,
-        { path: `${CONFIGURATIONS}/${cfg.metadata.name}`, stored: cfg.status },
+        { path: `${this.kind.packages}/${cfg.metadata.name}`, stored: cfg.status },
         { conditions: [unpacking(message), unhealthy(message)] },
         signal,
       ).catch((writeErr: unknown) => {
@@ -180,7 +175,7 @@ export class ConfigurationController implements Lifecycle {
 
   private async deactivate(cfg: Configuration, rev: ConfigurationRevision, signal: AbortSignal): Promise<void> {
     await this.options.client
-      .request('PATCH', `${CONFIGURATION_REVISIONS}/${rev.metadata.name}`, {
+      .request('PATCH', `${this.kind.revisions}/${rev.metadata.name}`, {
         body: { spec: { desiredState: 'Inactive' } },
         contentType: CONTENT_TYPE.mergePatch,
         signal,
@@ -194,7 +189,7 @@ export class ConfigurationController implements Lifecycle {
 
   private async collect(cfg: Configuration, rev: ConfigurationRevision, signal: AbortSignal): Promise<void> {
     await this.options.client
-      .request('DELETE', `${CONFIGURATION_REVISIONS}/${rev.metadata.name}`, { signal })
+      .request('DELETE', `${this.kind.revisions}/${rev.metadata.name}`, { signal })
       .catch((err: unknown) => {
         if (isNotFound(err)) return;
         const message = `cannot garbage collect old package revision: ${errorMessage(err)}`;
@@ -212,13 +207,13 @@ export class ConfigurationController implements Lifecycle {
   ): Promise<ConfigurationRevision> {
     const { spec } = cfg;
     const body = {
-      ...CONFIGURATION_REVISION,
+      ...this.kind.revision,
       metadata: {
         name,
         labels: { [LABEL_PARENT_PACKAGE]: cfg.metadata.name },
         ownerReferences: [
           {
-            ...CONFIGURATION,
+            ...this.kind.package,
             name: cfg.metadata.name,
             uid: cfg.metadata.uid ?? '',
             controller: true,
@@ -230,19 +225,14 @@ export class ConfigurationController implements Lifecycle {
         desiredState: plan.desiredState,
         image: spec.package,
         revision: plan.revision,
-        ...copied(spec),
+        ...copied(spec, this.kind.copied),
       },
     };
     try {
-      return await serverSideApply<ConfigurationRevision>(
-        this.options.client,
-        `${CONFIGURATION_REVISIONS}/${name}`,
-        body,
-        {
-          fieldManager: FIELD_MANAGER,
-          signal,
-        },
-      );
+      return await serverSideApply<ConfigurationRevision>(this.options.client, `${this.kind.revisions}/${name}`, body, {
+        fieldManager: FIELD_MANAGER,
+        signal,
+      });
     } catch (err) {
       const message = `cannot apply package revision: ${errorMessage(err)}`;
       this.event(cfg, 'Warning', REASON.install, message);
@@ -251,12 +241,12 @@ export class ConfigurationController implements Lifecycle {
   }
 
   private event(cfg: Configuration, type: 'Normal' | 'Warning', reason: string, message: string): void {
-    this.options.events.event({ ...CONFIGURATION, metadata: cfg.metadata }, { type, reason, message });
+    this.options.events.event({ ...this.kind.package, metadata: cfg.metadata }, { type, reason, message });
   }
 }
 
-/** What a revision takes from its Configuration's spec, as upstream's package reconciler copies it. */
-function copied(spec: Configuration['spec']): Record<string, unknown> {
+/** What a revision takes from its package's spec, as upstream's package reconciler copies it. */
+function copied(spec: Configuration['spec'], extra: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const keys = [
     'packagePullPolicy',
@@ -265,7 +255,9 @@ function copied(spec: Configuration['spec']): Record<string, unknown> {
     'skipDependencyResolution',
     'commonLabels',
     'commonAnnotations',
-  ] as const;
-  for (const key of keys) if (spec[key] !== undefined) out[key] = spec[key];
+    ...extra,
+  ];
+  const fields: Record<string, unknown> = { ...spec };
+  for (const key of keys) if (fields[key] !== undefined) out[key] = fields[key];
   return out;
 }

@@ -29,6 +29,8 @@ export class ControlRefusedError extends Error {
 
 export interface EstablishInput {
   objects: readonly PackageObject[];
+  /** The group/kinds established; CONFIGURATION_KINDS unless given. */
+  kinds?: readonly string[];
   revision: OwnerReference;
   owningPackage: OwnerReference | undefined;
   control: boolean;
@@ -56,7 +58,8 @@ export class Establisher {
 
   /** Establishes every object of a Configuration kind; returns the references of status.objectRefs. */
   async establish(input: EstablishInput, signal: AbortSignal): Promise<ObjectRef[]> {
-    const objects = input.objects.filter(isConfigurationKind).map((o) => withCommonMetadata(o, input));
+    const kinds = input.kinds ?? CONFIGURATION_KINDS;
+    const objects = input.objects.filter((o) => isKindOf(kinds, o)).map((o) => withCommonMetadata(o, input));
     const planned: Planned[] = [];
     for (const object of objects) planned.push(await this.plan(object, input, signal));
     const refused = planned.flatMap((p) => (p.decision.action === 'refuse' ? [p.decision.message] : []));
@@ -158,9 +161,9 @@ export class Establisher {
   }
 }
 
-function isConfigurationKind(o: PackageObject): o is PackageObject & { metadata: { name: string } } {
+function isKindOf(kinds: readonly string[], o: PackageObject): o is PackageObject & { metadata: { name: string } } {
   const group = o.apiVersion.includes('/') ? o.apiVersion.split('/')[0] : '';
-  return CONFIGURATION_KINDS.includes(`${group}/${o.kind}`) && typeof o.metadata?.name === 'string';
+  return kinds.includes(`${group}/${o.kind}`) && typeof o.metadata?.name === 'string';
 }
 
 /** commonLabels and commonAnnotations over the object's own, as upstream's establisher adds them. */

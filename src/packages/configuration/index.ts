@@ -7,6 +7,8 @@ export { CONFIGURATION_KINDS, ControlRefusedError, Establisher, type EstablishIn
 export { decideOwnership, released, type OwnershipDecision, type OwnershipInput } from './ownership.js';
 export { planRevisions, type RevisionPlan } from './revisions.js';
 export { configurationHealth, revisionHealth, unpacking } from './conditions.js';
+export { writeStatus, type StatusTarget } from './status.js';
 export * from './names.js';
+export { CONFIGURATION_KIND, controllerNameOf, type PackageKindSpec } from './kind.js';
 export type * from './types.js';
 export { ConfigurationPackages, defaultCacheDir, type ConfigurationPackagesOptions } from './packages.js';

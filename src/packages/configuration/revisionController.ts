@@ -24,7 +24,8 @@ import {
 } from '../xpkg/index.js';
 import { revisionHealth } from './conditions.js';
 import { ControlRefusedError, Establisher } from './establisher.js';
-import { CONFIGURATION_REVISION, CONFIGURATION_REVISIONS, CROSSPLANE_VERSION } from './names.js';
+import { CONFIGURATION_KIND, controllerNameOf, type PackageKindSpec } from './kind.js';
+import { CROSSPLANE_VERSION } from './names.js';
 import { pullOptions } from './pull.js';
 import { writeStatus } from './status.js';
 import type { ConfigurationRevision, ObjectRef, OwnerReference } from './types.js';
@@ -38,6 +39,8 @@ export interface ConfigurationRevisionControllerOptions extends ControllerContex
   /** The Crossplane version packages are checked against; CROSSPLANE_VERSION unless given. */
   crossplaneVersion?: string;
   clock?: Clock;
+  /** The package kind whose revisions are reconciled; a Configuration unless given. */
+  kind?: PackageKindSpec;
 }
 
 const REASON = {
@@ -54,19 +57,22 @@ class ReportedError extends Error {
 }
 
 export class ConfigurationRevisionController implements Lifecycle {
-  readonly name = 'packages/configurationrevision.pkg.crossplane.io';
+  readonly name: string;
   private readonly shell: ControllerShell;
   private readonly establisher: Establisher;
   private readonly logger: Logger;
+  private readonly kind: PackageKindSpec;
 
   constructor(private readonly options: ConfigurationRevisionControllerOptions) {
+    this.kind = options.kind ?? CONFIGURATION_KIND;
+    this.name = controllerNameOf(this.kind.revision);
     this.establisher = new Establisher(options);
     this.logger = options.logger.child({ controller: this.name });
     this.shell = new ControllerShell({
       ...options,
       name: this.name,
       workers: 1,
-      watches: [watchKind({ kind: CONFIGURATION_REVISION })],
+      watches: [watchKind({ kind: this.kind.revision })],
       reconcile: (key, signal) => this.reconcile(key, signal),
       errors: { keyField: 'revision', level: 'warn', causes: true },
     });
@@ -82,11 +88,11 @@ export class ConfigurationRevisionController implements Lifecycle {
 
   /** Reconciles one revision, read fresh: the cache may not hold the controller's own last write yet. */
   async reconcile(name: string, signal: AbortSignal): Promise<ReconcileResult> {
-    const path = `${CONFIGURATION_REVISIONS}/${name}`;
+    const path = `${this.kind.revisions}/${name}`;
     const rev = await getIfExists<ConfigurationRevision>(this.options.client, path, signal);
     // Deleted: the API server's garbage collector removes what only it owned; there is no lock to leave.
     if (rev === undefined || rev.metadata.deletionTimestamp !== undefined) return {};
-    const self = ownerRefTo(rev);
+    const self = ownerRefTo(this.kind, rev);
     if (rev.spec.desiredState !== 'Active' && (rev.status?.objectRefs?.length ?? 0) > 0) {
       await this.establisher.release(rev.status?.objectRefs ?? [], self, signal).catch((err: unknown) => {
         this.event(
@@ -117,12 +123,12 @@ export class ConfigurationRevisionController implements Lifecycle {
       await this.fail(rev, REASON.parse, `cannot get package: ${errorMessage(err, { cause: true })}`, signal);
       throw new ReportedError(`cannot get package ${rev.spec.image}`, { cause: err });
     }
-    const invalid = validatePackage('Configuration', pkg);
+    const invalid = validatePackage(this.kind.meta, pkg);
     if (invalid !== undefined) {
       await this.fail(rev, REASON.validate, `${VALIDATION_FAILED}: ${invalid}`, signal);
       return undefined;
     }
-    const lint = lintPackage('Configuration', pkg);
+    const lint = lintPackage(this.kind.meta, pkg);
     if (lint !== undefined && rev.status?.conditions?.find((c) => c.type === 'RevisionHealthy')?.status !== 'True') {
       this.event(rev, 'Warning', REASON.lint, `${LINT_FAILED}: ${lint}`);
     }
@@ -149,7 +155,8 @@ export class ConfigurationRevisionController implements Lifecycle {
     try {
       return await this.establisher.establish(
         {
-          objects: pkg.objects,
+          objects: this.kind.objects?.(pkg) ?? pkg.objects,
+          kinds: this.kind.establishes,
           revision: self,
           owningPackage,
           control: rev.spec.desiredState === 'Active',
@@ -175,7 +182,7 @@ export class ConfigurationRevisionController implements Lifecycle {
     }
     await writeStatus(
       this.options,
-      statusOf(rev),
+      statusOf(this.kind, rev),
       { conditions: [revisionHealth()], ...(fields ? { fields } : {}) },
       signal,
     );
@@ -185,7 +192,7 @@ export class ConfigurationRevisionController implements Lifecycle {
   private async fail(rev: ConfigurationRevision, reason: string, message: string, signal: AbortSignal): Promise<void> {
     const previous = rev.status?.conditions?.find((c) => c.type === 'RevisionHealthy');
     if (previous?.message !== message) this.event(rev, 'Warning', reason, message);
-    await writeStatus(this.options, statusOf(rev), { conditions: [revisionHealth(message)] }, signal).catch(
+    await writeStatus(this.options, statusOf(this.kind, rev), { conditions: [revisionHealth(message)] }, signal).catch(
       (err: unknown) => {
         this.logger.debug(
           { revision: rev.metadata.name, err: errorMessage(err) },
@@ -196,20 +203,23 @@ export class ConfigurationRevisionController implements Lifecycle {
   }
 
   private event(rev: ConfigurationRevision, type: 'Normal' | 'Warning', reason: string, message: string): void {
-    this.options.events.event({ ...CONFIGURATION_REVISION, metadata: rev.metadata }, { type, reason, message });
+    this.options.events.event({ ...this.kind.revision, metadata: rev.metadata }, { type, reason, message });
   }
 }
 
-function ownerRefTo(rev: ConfigurationRevision): OwnerReference {
-  return { ...CONFIGURATION_REVISION, name: rev.metadata.name, uid: rev.metadata.uid ?? '' };
+function ownerRefTo(kind: PackageKindSpec, rev: ConfigurationRevision): OwnerReference {
+  return { ...kind.revision, name: rev.metadata.name, uid: rev.metadata.uid ?? '' };
 }
 
-function statusOf(rev: ConfigurationRevision): {
+function statusOf(
+  kind: PackageKindSpec,
+  rev: ConfigurationRevision,
+): {
   path: string;
   stored: ConfigurationRevision['status'] & Record<string, unknown>;
 } {
   return {
-    path: `${CONFIGURATION_REVISIONS}/${rev.metadata.name}`,
+    path: `${kind.revisions}/${rev.metadata.name}`,
     stored: rev.status as ConfigurationRevision['status'] & Record<string, unknown>,
   };
 }

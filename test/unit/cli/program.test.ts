@@ -94,6 +94,8 @@ describe('cli/program', () => {
       enableUsages: true,
       enableComposedResourceOrdering: false,
       enableOperations: false,
+      enableProviders: false,
+      defaultActivations: '',
       gracefulShutdownTimeoutMs: 30_000,
       idleHeapCompaction: true,
       ignoredFlags: [],
@@ -225,6 +227,11 @@ describe('cli/program', () => {
     },
     '--enable-usages=false': { args: ['--enable-usages=false'], want: { enableUsages: false } },
     '--enable-operations': { args: ['--enable-operations'], want: { enableOperations: true } },
+    '--enable-providers': { args: ['--enable-providers'], want: { enableProviders: true } },
+    '--default-activations': {
+      args: ['--default-activations=*.nop.crossplane.io,*'],
+      want: { defaultActivations: '*.nop.crossplane.io,*' },
+    },
     '--graceful-shutdown-timeout': {
       args: ['--graceful-shutdown-timeout=5s'],
       want: { gracefulShutdownTimeoutMs: 5_000 },

@@ -17,7 +17,7 @@ import { Discovery, RecordingEventSink, type KubeClient } from '../../../src/kub
 import { NopProvider } from '../../../src/managed/index.js';
 import { OperationsController } from '../../../src/operations/index.js';
 import { createMetrics } from '../../../src/metrics/index.js';
-import { FunctionPackageController, TlsSecrets } from '../../../src/packages/index.js';
+import { FunctionPackageController, ProviderPackages, TlsSecrets } from '../../../src/packages/index.js';
 import { reconcileLimits } from '../../../src/base/index.js';
 import { ReconcileLimiter } from '../../../src/queue/index.js';
 import { UsageController } from '../../../src/usage/index.js';
@@ -100,6 +100,7 @@ describe('engine/controllers: which controllers run with which flags', () => {
       flags: {},
       want: {
         packages: FunctionPackageController,
+        providers: undefined,
         nop: undefined,
         revisions: CompositionRevisionController,
         usages: UsageController,
@@ -125,6 +126,21 @@ describe('engine/controllers: which controllers run with which flags', () => {
       reason: 'the ops controllers are cluster-wide work: shard 1 of 2 runs none',
       flags: { enableOperations: true, shardIndex: 1, shardCount: 2 },
       want: { operations: undefined },
+    },
+    providers: {
+      reason: '--enable-providers: the Provider, ProviderRevision, MRD and MRAP controllers run on shard 0',
+      flags: { enableProviders: true },
+      want: { providers: ProviderPackages },
+    },
+    'providers with external packages': {
+      reason: '--package-runtime=External: something else runs the package manager, Providers too',
+      flags: { enableProviders: true, packageRuntime: 'External' },
+      want: { providers: undefined },
+    },
+    'providers on a shard other than 0': {
+      reason: 'the package controllers are cluster-wide work: shard 1 of 2 runs none',
+      flags: { enableProviders: true, shardIndex: 1, shardCount: 2 },
+      want: { providers: undefined },
     },
     'nop provider': {
       reason: '--enable-nop-provider: the built-in provider runs, on every shard',

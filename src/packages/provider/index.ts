@@ -1,0 +1,19 @@
+// provider: Provider packages as Crossplane v2's package manager installs them. A Provider gets one ProviderRevision
+// per package digest; the active revision installs the package's managed resource CRDs as ManagedResourceDefinitions,
+// whose CRDs the MRD controller creates once they are Active (at once, or through an activation policy for a
+// safe-start provider). The provider's own runtime is not run yet (docs/packages.md#providers).
+export * from './names.js';
+export { PROVIDER_KIND } from './kind.js';
+export {
+  checkConversion,
+  CONVERSION_WITHOUT_CA,
+  hasCapability,
+  SAFE_START,
+  toManagedResourceDefinitions,
+} from './convert.js';
+export { matchesActivation, planActivation, type ActivationPlan } from './activation.js';
+export { crdOf, type CrdManifest, type ManagedResourceDefinition } from './mrdCrd.js';
+export { MrdController, type MrdControllerOptions } from './mrdController.js';
+export { MrapController, type ManagedResourceActivationPolicy, type MrapControllerOptions } from './mrapController.js';
+export { activationsOf, DefaultActivationPolicy } from './defaultPolicy.js';
+export { ProviderPackages, type ProviderPackagesOptions } from './packages.js';

@@ -1,0 +1,56 @@
+// The Provider half of the package manager as one engine part (--enable-providers): the Provider and ProviderRevision
+// controllers on the Configuration controllers generalised by kind, the MRD and MRAP controllers, and the default
+// activation policy, created before the MRAP controller starts so its first pass sees it.
+import type { Clock } from '../../base/index.js';
+import type { ControllerContext, ControllerSettings } from '../../controller/index.js';
+import { startInOrder, stopInReverse, type Lifecycle } from '../../lifecycle/index.js';
+import { ConfigurationController, ConfigurationRevisionController, defaultCacheDir } from '../configuration/index.js';
+import { Puller, type Fetch } from '../oci/index.js';
+import { PackageClient } from '../xpkg/index.js';
+import { DefaultActivationPolicy } from './defaultPolicy.js';
+import { PROVIDER_KIND } from './kind.js';
+import { MrapController } from './mrapController.js';
+import { MrdController } from './mrdController.js';
+
+export interface ProviderPackagesOptions extends ControllerContext {
+  settings: ControllerSettings;
+  /** compositor's namespace: where packagePullSecrets are read. */
+  namespace: string;
+  /** --xpkg-cache-dir, the Configurations' cache too; `compositor-xpkg-cache` in the temporary directory by default. */
+  cacheDir?: string;
+  /** The fetch of registry requests; the global fetch unless given. */
+  fetch?: Fetch;
+  /** --default-activations: the patterns of the "default" activation policy; none creates no policy. */
+  defaultActivations: readonly string[];
+  crossplaneVersion?: string;
+  clock?: Clock;
+}
+
+export class ProviderPackages implements Lifecycle {
+  readonly name = 'packages/providers';
+  private readonly parts: readonly Lifecycle[];
+
+  constructor(options: ProviderPackagesOptions) {
+    const kind = PROVIDER_KIND;
+    const puller = new Puller({
+      cacheDir: options.cacheDir ?? defaultCacheDir(),
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+    const packages = new PackageClient({ puller });
+    this.parts = [
+      new MrdController(options),
+      new DefaultActivationPolicy({ client: options.client, activations: options.defaultActivations }),
+      new MrapController(options),
+      new ConfigurationRevisionController({ ...options, packages, kind }),
+      new ConfigurationController({ ...options, packages, kind }),
+    ];
+  }
+
+  async start(signal: AbortSignal): Promise<void> {
+    await startInOrder(this.parts, signal);
+  }
+
+  async stop(deadline: AbortSignal): Promise<void> {
+    await stopInReverse(this.parts, deadline);
+  }
+}
