@@ -80,7 +80,10 @@ function logWrites(client: KubeClient): readonly string[] {
     if (WRITE_VERBS.has(method)) {
       const body = options?.body as { metadata?: { name?: string } } | undefined;
       const name = body?.metadata?.name;
-      sent.push(name === undefined || path.endsWith(`/${name}`) ? `${method} ${path}` : `${method} ${path} (${name})`);
+      const line =
+        name === undefined || path.endsWith(`/${name}`) ? `${method} ${path}` : `${method} ${path} (${name})`;
+      // A dry run persists nothing; marked so that counts of writes can tell it apart.
+      sent.push(options?.query?.dryRun === undefined ? line : `${line} (dry run)`);
     }
     return request(method, path, options);
   };
