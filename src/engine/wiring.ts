@@ -16,7 +16,13 @@ import type { Metrics } from '../metrics/index.js';
 import { reconcileLimits } from '../base/index.js';
 import { ReconcileLimiter } from '../queue/index.js';
 import { kubeActiveRevision, OperationsController } from '../operations/index.js';
-import { ClientCertificate, ConfigurationPackages, FunctionPackageController, TlsSecrets } from '../packages/index.js';
+import {
+  ClientCertificate,
+  ConfigurationPackages,
+  FunctionPackageController,
+  packageMetadataReader,
+  TlsSecrets,
+} from '../packages/index.js';
 import { UsageController } from '../usage/index.js';
 import { InformerRegistry, shardFilter } from '../watch/index.js';
 import type { EngineConfig } from './config.js';
@@ -161,6 +167,11 @@ function packageController({ context, settings, config }: Shared, secrets: TlsSe
     namespace: config.leaderElectionNamespace,
     builtins: builtinPolicy(config),
     isExternal: (fn) => runsExternally(fn, config.packageRuntime),
+    metadata: packageMetadataReader({
+      client: context.client,
+      namespace: config.leaderElectionNamespace,
+      ...(config.xpkgCacheDir !== undefined ? { cacheDir: config.xpkgCacheDir } : {}),
+    }),
   });
 }
 
