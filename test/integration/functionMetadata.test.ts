@@ -22,6 +22,14 @@ const INPUT_CRD = {
   metadata: { name: 'resources.pt.fn.crossplane.io' },
 };
 
+/** An Operation calling the package-run patch-and-transform, which does not declare the operation capability. */
+const OPERATION = {
+  apiVersion: 'ops.crossplane.io/v1alpha1',
+  kind: 'Operation',
+  metadata: { name: 'metadata-capabilities' },
+  spec: { mode: 'Pipeline', pipeline: [{ step: 'pt', functionRef: { name: 'metadata-pt' } }] },
+};
+
 function fn(name: string, pkg: string): KubeObject {
   return {
     apiVersion: 'pkg.crossplane.io/v1',
@@ -61,12 +69,18 @@ describe('Function package metadata (integration)', function () {
     const stream = packageStream('function-patch-and-transform', ['input/pt.fn.crossplane.io_resources.yaml']);
     ref = await registry.push(await buildPackage(stream), 'crossplane-contrib/function-patch-and-transform', 'v0.10.8');
     cacheDir = await mkdtemp(join(tmpdir(), 'xpkg-cache-'));
-    engine = await startEngine({ packageRuntime: 'Deployment', leaderElectionNamespace: NS, xpkgCacheDir: cacheDir });
+    engine = await startEngine({
+      packageRuntime: 'Deployment',
+      leaderElectionNamespace: NS,
+      xpkgCacheDir: cacheDir,
+      enableOperations: true,
+    });
     const secret = pullSecret(registry.host, registry.user.username, registry.user.password, 'registry');
     await apply(client, { apiVersion: 'v1', kind: 'Secret', ...secret, metadata: { name: 'registry', namespace: NS } });
   });
 
   after(async () => {
+    await remove(client, OPERATION).catch(() => undefined);
     for (const name of ['metadata-pt', 'metadata-unreachable']) {
       await remove(client, fn(name, '')).catch(() => undefined);
     }
@@ -101,5 +115,28 @@ describe('Function package metadata (integration)', function () {
       metadata: { name: revision.metadata.name, namespace: NS },
     });
     expect(deployment, 'its runtime').to.not.equal(undefined);
+  });
+
+  it('refuses an Operation whose function does not declare the operation capability, as upstream', async () => {
+    const revision = await revisionOf(client, 'metadata-pt');
+    await apply(client, OPERATION);
+    const valid = await eventually(
+      'ValidPipeline False',
+      async () => {
+        const op = await get<
+          KubeObject & {
+            status?: { conditions?: { type: string; status: string; reason: string; message?: string }[] };
+          }
+        >(client, OPERATION);
+        const c = op?.status?.conditions?.find((x) => x.type === 'ValidPipeline');
+        if (c?.status === 'False') return c;
+        throw new Error(JSON.stringify(op?.status));
+      },
+      { timeoutMs: 30_000 },
+    );
+    expect(valid).to.include({
+      reason: 'MissingCapabilities',
+      message: `function capability check failed: function "metadata-pt" (active revision "${revision.metadata.name}") is missing required capabilities: operation`,
+    });
   });
 });
