@@ -21,6 +21,7 @@ import {
   ClientCertificate,
   ConfigurationPackages,
   FunctionPackageController,
+  packageMetadataReader,
   ProviderPackages,
   TlsSecrets,
 } from '../packages/index.js';
@@ -179,6 +180,11 @@ function packageController({ context, settings, config }: Shared, secrets: TlsSe
     namespace: config.leaderElectionNamespace,
     builtins: builtinPolicy(config),
     isExternal: (fn) => runsExternally(fn, config.packageRuntime),
+    metadata: packageMetadataReader({
+      client: context.client,
+      namespace: config.leaderElectionNamespace,
+      ...(config.xpkgCacheDir !== undefined ? { cacheDir: config.xpkgCacheDir } : {}),
+    }),
   });
 }
 

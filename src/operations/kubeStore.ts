@@ -133,8 +133,9 @@ export function kubeActiveRevision(client: KubeClient): ActiveRevisionLookup {
     );
     const active = (list.items ?? []).find((r) => r.spec?.desiredState === 'Active');
     const capabilities = active?.status?.capabilities ?? [];
-    // No capabilities listed: not read from the package (compositor's package controller reads no metadata; upstream's
-    // lists "composition" for a package that declares none), so nothing is known to refuse, as with no revision.
+    // No capabilities listed: the package's metadata could not be read (compositor's package controller says why in
+    // the revision's PackageMetadata condition; a package that declares none lists "composition", as upstream's), so
+    // nothing is known to refuse, as with no revision.
     return active && capabilities.length > 0 ? { name: active.metadata.name, capabilities } : undefined;
   };
 }

@@ -33,6 +33,7 @@ import type { ReconcileLimiter, ReconcileResult } from '../queue/index.js';
 import { conditionOf, health, installed, packageHealth, runtime, RUNTIME } from './conditions.js';
 import { FUNCTION, FUNCTION_REVISION, LABEL_PARENT_PACKAGE, revisionName, serverSecretName } from './names.js';
 import { FunctionRuntime } from './runtime.js';
+import { metadataCondition, type MetadataReader } from './metadata.js';
 import { TlsSecrets } from './secrets.js';
 import type { Condition, FunctionPackage, FunctionRevision } from './types.js';
 
@@ -68,6 +69,11 @@ export interface FunctionPackageControllerOptions {
   idleResyncMs?: number;
   /** The delay between passes and status times; the system clock unless given. */
   clock?: Clock;
+  /**
+   * Reads each active revision's package metadata for status.capabilities. Without it (or when a read fails, which is
+   * reported on the revision and changes nothing else) capabilities are written as an empty list.
+   */
+  metadata?: Pick<MetadataReader, 'capabilities'>;
 }
 
 /**
@@ -303,10 +309,13 @@ export class FunctionPackageController implements Lifecycle {
   private async reconcileActive(revision: FunctionRevision, signal: AbortSignal): Promise<boolean> {
     const { endpoint, health: runtime } = await this.runtime.ensure(revision, signal);
     const conditions = [health('RevisionHealthy', true), health('RuntimeHealthy', runtime.healthy, runtime.message)];
-    // compositor reads no package metadata, so the capabilities the package declares are unknown: an empty list says
-    // so (upstream's revisions always list some: a package declaring none gets "composition"), and the Operation
-    // capability check passes such a revision as it passes a function without one (docs/operations.md).
-    await this.writeStatus(revisionStatusOf(revision), conditions, { endpoint, capabilities: [] }, signal);
+    // Capabilities the package's metadata could not tell are unknown: an empty list says so (upstream's revisions
+    // always list some), and the Operation capability check passes such a revision as it passes a function without
+    // one (docs/operations.md). A failed read changes nothing else: the runtime runs the image as before.
+    const read = await this.options.metadata?.capabilities(revision, signal);
+    if (read !== undefined) conditions.push(metadataCondition(read));
+    const capabilities = read !== undefined && 'capabilities' in read ? read.capabilities : [];
+    await this.writeStatus(revisionStatusOf(revision), conditions, { endpoint, capabilities }, signal);
     return runtime.healthy === true;
   }
 

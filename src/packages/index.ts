@@ -13,6 +13,14 @@ export {
 export type { Manifest, RuntimeInput } from './manifests.js';
 export type * from './types.js';
 export { FunctionPackageController, type FunctionPackageControllerOptions } from './controller.js';
+export {
+  DEFAULT_CAPABILITIES,
+  MetadataReader,
+  metadataCondition,
+  PACKAGE_METADATA,
+  packageMetadataReader,
+  type MetadataResult,
+} from './metadata.js';
 export { TlsSecrets, FIELD_MANAGER, type TlsBundle } from './secrets.js';
 export { ClientCertificate, type ClientCertificateOptions } from './clientCertificate.js';
 export { deploymentHealth } from './runtime.js';

@@ -85,19 +85,28 @@ function logRequests(client: KubeClient): { writes: readonly string[]; reads: re
     if (WRITE_VERBS.has(method)) {
       const body = options?.body as { metadata?: { name?: string } } | undefined;
       const name = body?.metadata?.name;
-      writes.push(
-        name === undefined || path.endsWith(`/${name}`) ? `${method} ${path}` : `${method} ${path} (${name})`,
-      );
+      writes.push(writeLine(method, path, name, options?.query?.dryRun !== undefined));
     } else if (method === 'GET') {
-      const query = Object.entries(options?.query ?? {})
-        .filter(([, value]) => value !== undefined)
-        .map(([key, value]) => `${key}=${String(value)}`)
-        .join('&');
-      reads.push(query === '' ? `GET ${path}` : `GET ${path}?${query}`);
+      reads.push(readLine(path, options?.query));
     }
     return request(method, path, options);
   };
   return { writes, reads };
+}
+
+/** "METHOD path (name)"; a dry run persists nothing, so it is marked for counts of writes to tell it apart. */
+function writeLine(method: string, path: string, name: string | undefined, dryRun: boolean): string {
+  const line = name === undefined || path.endsWith(`/${name}`) ? `${method} ${path}` : `${method} ${path} (${name})`;
+  return dryRun ? `${line} (dry run)` : line;
+}
+
+/** "GET path?query", with the query's set values only. */
+function readLine(path: string, query: Record<string, unknown> | undefined): string {
+  const set = Object.entries(query ?? {})
+    .filter(([, value]) => value !== undefined)
+    .map(([key, value]) => `${key}=${String(value)}`)
+    .join('&');
+  return set === '' ? `GET ${path}` : `GET ${path}?${set}`;
 }
 
 export const PT_FUNCTION = 'function-patch-and-transform';

@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import { loadCrds } from '../../src/apis/index.js';
-import { renderXrCrd } from '../../src/definition/index.js';
 import { claimNamesOf, renderClaimCrd } from '../../src/definition/claimRender.js';
 import { compositionHash } from '../../src/definition/revisionHash.js';
 import { newRevision } from '../../src/definition/revisions.js';
@@ -22,7 +21,6 @@ import {
   must,
   put,
   serverSideApply,
-  update,
   xrRef as xrRefIn,
   type ReconcileOptions,
   type Secret,
@@ -30,6 +28,14 @@ import {
   type StoredClaim,
   type WriteRecord,
 } from './crossplaneReplay.js';
+import {
+  changing,
+  countWrites,
+  crossplaneDefined,
+  crossplaneRevision,
+  crossplaneXrCrd,
+  settled,
+} from './crossplaneTakeover.js';
 import { controlPlane, eventually } from './harness.js';
 import {
   composition,
@@ -72,18 +78,6 @@ function xrRef(name: string, of: TestApi = api): KubeObject {
  * them) are first reconciled between one and two poll intervals after a start.
  */
 const TAKEOVER = { pollIntervalMs: 5_000 };
-
-/** Crossplane's XR CRD: what compositor renders, without the two status fields compositor adds. */
-function crossplaneXrCrd(definition: KubeObject): KubeObject {
-  const crd = renderXrCrd(definition as never);
-  type Version = { schema: { openAPIV3Schema: { properties: { status: { properties: Record<string, unknown> } } } } };
-  for (const version of crd.spec.versions as Version[]) {
-    const { status } = version.schema.openAPIV3Schema.properties;
-    delete status.properties.effectivePollInterval;
-    delete status.properties.lastHandledReconcileAt;
-  }
-  return crd as unknown as KubeObject;
-}
 
 async function reconcile(
   client: KubeClient,
@@ -129,77 +123,6 @@ async function expectKept(client: KubeClient, name: string, revision: string, ui
   expect(cm.metadata.uid, name).to.equal(uid);
 }
 
-/**
- * compositor's writes about the objects named (paths or body names containing one of them), each as "METHOD kind"
- * (plus "/status"), with how often; Events apart, since how many are recorded depends on timing.
- */
-function countWrites(log: readonly string[], names: readonly string[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const line of log) {
-    if (!names.some((name) => line.includes(name)) || line.includes('/events')) continue;
-    const [method = '', path = ''] = line.split(' ');
-    const parts = path.split('/');
-    const status = parts.at(-1) === 'status';
-    const plural = status ? parts.at(-3) : method === 'POST' ? parts.at(-1) : parts.at(-2);
-    const key = `${method} ${plural ?? ''}${status ? '/status' : ''}`;
-    counts[key] = (counts[key] ?? 0) + 1;
-  }
-  return counts;
-}
-
-/** Waits until compositor has sent no write for three seconds: the takeover (or an edit) has settled. */
-async function settled(engine: RunningEngine): Promise<readonly string[]> {
-  let seen = -1;
-  await eventually(
-    'compositor to stop writing',
-    () => {
-      const writes = engine.writeLog().length;
-      const quiet = writes === seen;
-      seen = writes;
-      return Promise.resolve(quiet ? true : undefined);
-    },
-    { intervalMs: 3_000, timeoutMs: 60_000 },
-  );
-  return engine.writeLog();
-}
-
-/**
- * What Crossplane's XRD reconciler left on an XRD: its finalizers (plain updates) and its status (a plain status
- * update), with the claim kind when it offers one.
- */
-async function crossplaneDefined(
-  client: KubeClient,
-  definition: KubeObject,
-  of: TestApi,
-  claimKind?: string,
-): Promise<void> {
-  const offered = claimKind !== undefined;
-  const finalizers = [
-    'defined.apiextensions.crossplane.io',
-    ...(offered ? ['offered.apiextensions.crossplane.io'] : []),
-  ];
-  await update(client, definition, { metadata: { finalizers } });
-  const stamp = {
-    lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
-    observedGeneration: (definition.metadata as { generation?: number }).generation,
-  };
-  const conditions = [{ type: 'Established', status: 'True', reason: 'WatchingCompositeResource', ...stamp }];
-  const controllers: Record<string, unknown> = { compositeResourceType: { apiVersion: of.apiVersion, kind: of.kind } };
-  if (offered) {
-    conditions.push({ type: 'Offered', status: 'True', reason: 'WatchingCompositeResourceClaim', ...stamp });
-    controllers.compositeResourceClaimType = { apiVersion: of.apiVersion, kind: claimKind };
-  }
-  await update(client, definition, { status: { conditions, controllers } }, '/status');
-}
-
-/** A CompositionRevision as Crossplane's revision controller makes it: created, then its ValidPipeline condition. */
-async function crossplaneRevision(client: KubeClient, revision: KubeObject): Promise<void> {
-  const created = await create(client, revision, CROSSPLANE);
-  const time = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-  const conditions = [{ type: 'ValidPipeline', status: 'True', reason: 'ValidPipeline', lastTransitionTime: time }];
-  await update(client, created, { status: { conditions } }, '/status');
-}
-
 /** Crossplane's XRD reconcile after a rollback: its CRD rendering put back with a plain update (APIUpdatingApplicator). */
 async function restoreCrossplaneCrd(client: KubeClient, definition: KubeObject): Promise<WriteRecord> {
   const want = crossplaneXrCrd(definition) as KubeObject & { spec: unknown };
@@ -207,11 +130,6 @@ async function restoreCrossplaneCrd(client: KubeClient, definition: KubeObject):
   const written = await put(client, { ...current, spec: want.spec });
   const version = (written.metadata as { resourceVersion?: string }).resourceVersion;
   return [{ write: 'update XR CRD', changed: version !== current.metadata.resourceVersion }];
-}
-
-/** The writes of a replayed Crossplane reconcile that changed something. */
-function changing(record: WriteRecord): string[] {
-  return record.filter((w) => w.changed).map((w) => w.write);
 }
 
 describe('migration from and back to Crossplane core', function () {

@@ -17,6 +17,7 @@ import { configurationHealth, installed, unhealthy, unpacking } from './conditio
 import { CONFIGURATION_KIND, controllerNameOf, type PackageKindSpec } from './kind.js';
 import { FIELD_MANAGER, revisionNameOf } from './names.js';
 import { pullOptions } from './pull.js';
+import { revisionCurrent } from './current.js';
 import { planRevisions } from './revisions.js';
 import { writeStatus } from './status.js';
 import type { Configuration, ConfigurationRevision, DesiredState } from './types.js';
@@ -94,13 +95,9 @@ export class ConfigurationController implements Lifecycle {
     const plan = planRevisions(cfg, currentName, revisions);
     for (const old of plan.deactivate) await this.deactivate(cfg, old, signal);
     if (plan.collect !== undefined) await this.collect(cfg, plan.collect, signal);
-    const current = await this.applyRevision(cfg, currentName, plan, signal);
-    await this.report(
-      cfg,
-      current,
-      revisions.find((r) => r.metadata.name === currentName),
-      signal,
-    );
+    const stored = revisions.find((r) => r.metadata.name === currentName);
+    const current = await this.applyRevision(cfg, currentName, { ...plan, stored }, signal);
+    await this.report(cfg, current, stored, signal);
     return cfg.spec.packagePullPolicy === 'Always' ? { requeueAfterMs: this.options.pullIntervalMs ?? 60_000 } : {};
   }
 
@@ -198,35 +195,35 @@ export class ConfigurationController implements Lifecycle {
       });
   }
 
-  /** Applies the current revision: the Configuration's settings, its number and state, controlled by the Configuration. */
+  /**
+   * Applies the current revision: the Configuration's settings, its number and state, controlled by the Configuration.
+   * A stored revision that holds all of it already (one Crossplane made, adopted at a switch) is not written.
+   */
   private async applyRevision(
     cfg: Configuration,
     name: string,
-    plan: { revision: number; desiredState: DesiredState },
+    plan: { revision: number; desiredState: DesiredState; stored: ConfigurationRevision | undefined },
     signal: AbortSignal,
   ): Promise<ConfigurationRevision> {
-    const { spec } = cfg;
+    const controller = {
+      ...this.kind.package,
+      name: cfg.metadata.name,
+      uid: cfg.metadata.uid ?? '',
+      controller: true,
+      blockOwnerDeletion: true,
+    };
+    const spec = {
+      desiredState: plan.desiredState,
+      image: cfg.spec.package,
+      revision: plan.revision,
+      ...copied(cfg.spec, this.kind.copied),
+    };
+    if (plan.stored && revisionCurrent(plan.stored, { parent: cfg.metadata.name, controller, spec }))
+      return plan.stored;
     const body = {
       ...this.kind.revision,
-      metadata: {
-        name,
-        labels: { [LABEL_PARENT_PACKAGE]: cfg.metadata.name },
-        ownerReferences: [
-          {
-            ...this.kind.package,
-            name: cfg.metadata.name,
-            uid: cfg.metadata.uid ?? '',
-            controller: true,
-            blockOwnerDeletion: true,
-          },
-        ],
-      },
-      spec: {
-        desiredState: plan.desiredState,
-        image: spec.package,
-        revision: plan.revision,
-        ...copied(spec, this.kind.copied),
-      },
+      metadata: { name, labels: { [LABEL_PARENT_PACKAGE]: cfg.metadata.name }, ownerReferences: [controller] },
+      spec,
     };
     try {
       return await serverSideApply<ConfigurationRevision>(this.options.client, `${this.kind.revisions}/${name}`, body, {

@@ -2,7 +2,9 @@
 // establisher: every object is read and checked first, the writes of the active revision dry-run, and only when all
 // pass is anything written; so a package with one object controlled by something else, or one the API server
 // refuses, takes over nothing. The active revision server-side applies each object; an inactive one only merge-patches
-// owner references onto objects that exist.
+// owner references onto objects that exist. An object the dry run shows already as the package has it (one Crossplane
+// installed, adopted at a switch, or one applied before) is not written again: nothing new, nothing written.
+import { isDeepStrictEqual } from 'node:util';
 import { CONTENT_TYPE, getIfExists, type Discovery, type KubeClient } from '../../kube/index.js';
 import type { PackageObject } from '../xpkg/index.js';
 import { FIELD_MANAGER } from './names.js';
@@ -47,10 +49,14 @@ interface Planned {
   /** The owner references as stored: an owner-only write that changes none is skipped. */
   stored: OwnerReference[] | undefined;
   uid: string | undefined;
+  /** The object as stored, compared with the dry run of its apply. */
+  current: Stored | undefined;
+  /** What the dry run of the apply answered: the object as the write would leave it. */
+  preview?: Stored;
 }
 
 interface Stored {
-  metadata: { uid?: string; resourceVersion?: string; ownerReferences?: OwnerReference[] };
+  metadata: { uid?: string; resourceVersion?: string; ownerReferences?: OwnerReference[] } & Record<string, unknown>;
 }
 
 export class Establisher {
@@ -109,6 +115,7 @@ export class Establisher {
       resourceVersion: stored?.metadata.resourceVersion,
       stored: current,
       uid: stored?.metadata.uid,
+      current: stored,
     };
   }
 
@@ -116,14 +123,13 @@ export class Establisher {
     const { object, decision } = p;
     const ref: ObjectRef = { apiVersion: object.apiVersion, kind: object.kind, name: object.metadata.name };
     if (decision.action !== 'write') return ref;
-    if (!p.control && JSON.stringify(p.stored) === JSON.stringify(decision.ownerReferences)) {
-      return p.uid ? { ...ref, uid: p.uid } : ref;
-    }
+    if (upToDate(p, decision.ownerReferences, options.dryRun)) return p.uid ? { ...ref, uid: p.uid } : ref;
     const what = `${object.kind}/${object.metadata.name}`;
     try {
       const stored = p.control
         ? await this.apply(p, decision.ownerReferences, options)
         : await this.patchOwners(p.path, decision.ownerReferences, { ...options, resourceVersion: p.resourceVersion });
+      if (options.dryRun) p.preview = stored;
       return stored.metadata.uid ? { ...ref, uid: stored.metadata.uid } : ref;
     } catch (err) {
       throw new Error(`cannot ${p.resourceVersion === undefined ? 'create' : 'update'} ${what}`, { cause: err });
@@ -159,6 +165,27 @@ export class Establisher {
       signal,
     });
   }
+}
+
+/**
+ * Whether the object needs no write: an owner-only write that changes no owner reference, or (after the dry run) an
+ * apply that changes nothing.
+ */
+function upToDate(p: Planned, ownerReferences: OwnerReference[], dryRun: boolean): boolean {
+  if (!p.control) return JSON.stringify(p.stored) === JSON.stringify(ownerReferences);
+  return !dryRun && p.current !== undefined && p.preview !== undefined && unchanged(p.current, p.preview);
+}
+
+/**
+ * Whether an apply would leave the object as it is stored: equal but for the field managers, which an apply under a
+ * manager new to the object always changes, and the resourceVersion.
+ */
+function unchanged(current: Stored, preview: Stored): boolean {
+  const strip = ({ metadata, ...rest }: Stored): unknown => {
+    const { managedFields: _m, resourceVersion: _r, ...kept } = metadata;
+    return { ...rest, metadata: kept };
+  };
+  return isDeepStrictEqual(strip(current), strip(preview));
 }
 
 function isKindOf(kinds: readonly string[], o: PackageObject): o is PackageObject & { metadata: { name: string } } {

@@ -109,7 +109,9 @@ export class ConfigurationRevisionController implements Lifecycle {
     const pkg = await this.fetch(rev, signal);
     if (pkg === undefined) return {};
     const refs = await this.install(rev, pkg, self, signal);
-    await this.healthy(rev, { objectRefs: refs, resolvedPackage: rev.spec.image }, signal);
+    // resolvedImage: the revision's field (upstream's ResolvedPackage is serialized so); resolvedPackage is the
+    // package's, which the revision's schema would prune, so a write of it would never settle.
+    await this.healthy(rev, { objectRefs: refs, resolvedImage: rev.spec.image }, signal);
     return {};
   }
 

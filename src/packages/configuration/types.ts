@@ -47,7 +47,8 @@ export interface ConfigurationRevision {
   status?: {
     conditions?: Condition[];
     objectRefs?: ObjectRef[];
-    resolvedPackage?: string;
+    /** The image installed, after any rewriting (none in compositor): upstream's ResolvedPackage. */
+    resolvedImage?: string;
     capabilities?: string[];
     foundDependencies?: number;
     installedDependencies?: number;

@@ -1,0 +1,38 @@
+// Whether a stored revision already holds everything the Configuration controller would apply to it, so that the
+// apply is skipped: a revision Crossplane's package manager made is adopted as it is, and a pass that finds nothing
+// new writes nothing. Only an equal value counts: a field the apply would set differently, or one it would drop that
+// the revision has, means a write.
+import { isDeepStrictEqual } from 'node:util';
+import { LABEL_PARENT_PACKAGE } from '../names.js';
+import type { ConfigurationRevision, OwnerReference } from './types.js';
+
+/** The spec fields the controller applies to a revision. */
+export const APPLIED_SPEC_FIELDS = [
+  'desiredState',
+  'image',
+  'revision',
+  'packagePullPolicy',
+  'packagePullSecrets',
+  'ignoreCrossplaneConstraints',
+  'skipDependencyResolution',
+  'commonLabels',
+  'commonAnnotations',
+] as const;
+
+export interface DesiredRevision {
+  parent: string;
+  controller: OwnerReference;
+  spec: Partial<Record<(typeof APPLIED_SPEC_FIELDS)[number], unknown>>;
+}
+
+export function revisionCurrent(stored: ConfigurationRevision | undefined, want: DesiredRevision): boolean {
+  if (stored === undefined || stored.metadata.labels?.[LABEL_PARENT_PACKAGE] !== want.parent) return false;
+  const owner = stored.metadata.ownerReferences?.find((r) => r.uid === want.controller.uid);
+  if (owner === undefined || !isDeepStrictEqual(comparable(owner), comparable(want.controller))) return false;
+  return APPLIED_SPEC_FIELDS.every((field) => isDeepStrictEqual(stored.spec[field], want.spec[field]));
+}
+
+function comparable(ref: OwnerReference): unknown {
+  const { apiVersion, kind, name, uid, controller, blockOwnerDeletion } = ref;
+  return { apiVersion, kind, name, uid, controller: controller === true, block: blockOwnerDeletion === true };
+}
