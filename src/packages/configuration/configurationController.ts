@@ -17,7 +17,7 @@ import { configurationHealth, installed, unhealthy, unpacking } from './conditio
 import { CONFIGURATION_KIND, controllerNameOf, type PackageKindSpec } from './kind.js';
 import { FIELD_MANAGER, revisionNameOf } from './names.js';
 import { pullOptions } from './pull.js';
-import { revisionCurrent } from './current.js';
+import { COPIED_SPEC_FIELDS, revisionCurrent } from './current.js';
 import { planRevisions } from './revisions.js';
 import { writeStatus } from './status.js';
 import type { Configuration, ConfigurationRevision, DesiredState } from './types.js';
@@ -218,7 +218,10 @@ export class ConfigurationController implements Lifecycle {
       revision: plan.revision,
       ...copied(cfg.spec, this.kind.copied),
     };
-    if (plan.stored && revisionCurrent(plan.stored, { parent: cfg.metadata.name, controller, spec }))
+    if (
+      plan.stored &&
+      revisionCurrent(plan.stored, { parent: cfg.metadata.name, controller, spec, extraFields: this.kind.copied })
+    )
       return plan.stored;
     const body = {
       ...this.kind.revision,
@@ -245,15 +248,7 @@ export class ConfigurationController implements Lifecycle {
 /** What a revision takes from its package's spec, as upstream's package reconciler copies it. */
 function copied(spec: Configuration['spec'], extra: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  const keys = [
-    'packagePullPolicy',
-    'packagePullSecrets',
-    'ignoreCrossplaneConstraints',
-    'skipDependencyResolution',
-    'commonLabels',
-    'commonAnnotations',
-    ...extra,
-  ];
+  const keys = [...COPIED_SPEC_FIELDS, ...extra];
   const fields: Record<string, unknown> = { ...spec };
   for (const key of keys) if (fields[key] !== undefined) out[key] = fields[key];
   return out;

@@ -87,3 +87,26 @@ describe('packages/configuration/revisionCurrent', () => {
     it(name, () => expect(revisionCurrent(revision, WANT), reason).to.equal(want));
   }
 });
+
+describe('packages/configuration/revisionCurrent for a kind that copies more (a Provider)', () => {
+  const provider: DesiredRevision = {
+    ...WANT,
+    spec: { ...WANT.spec, runtimeConfigRef: { name: 'debug' } },
+    extraFields: ['runtimeConfigRef'],
+  };
+  const withRuntimeConfig = (name: string | undefined): ConfigurationRevision =>
+    stored((r) => {
+      if (name !== undefined) Object.assign(r.spec, { runtimeConfigRef: { name } });
+    });
+
+  it('holds when the revision has the same runtimeConfigRef', () => {
+    expect(revisionCurrent(withRuntimeConfig('debug'), provider)).to.equal(true);
+  });
+  it('is written when the Provider names another runtimeConfigRef', () => {
+    expect(revisionCurrent(withRuntimeConfig('default'), provider)).to.equal(false);
+  });
+  it('is written when the Provider no longer names one the revision has', () => {
+    const none: DesiredRevision = { ...provider, spec: WANT.spec };
+    expect(revisionCurrent(withRuntimeConfig('debug'), none)).to.equal(false);
+  });
+});
