@@ -199,12 +199,14 @@ export class FunctionPackageController implements Lifecycle {
     const revisions = await this.listRevisions(fn.metadata.name, signal);
     const current = await this.ensureRevision(fn, pkg, revisions, signal);
     const others = revisions.filter((r) => r.metadata.name !== current.metadata.name);
+    // Before the runtime: a dependency is installed once its revision exists, as upstream's revision adds itself to
+    // the Lock before its runtime is up.
+    await this.updateLock(current, others, signal);
     let currentHealthy = false;
     if (current.spec.desiredState === 'Active') {
       currentHealthy = await this.reconcileActive(current, signal);
     }
     await this.retire(others, currentHealthy, signal);
-    await this.updateLock(current, others, signal);
     await this.collectGarbage(fn, [current, ...others], signal);
     const fresh = await getIfExists<FunctionRevision>(
       this.options.client,

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { Clock } from '../../base/index.js';
 import type { ControllerContext, ControllerSettings } from '../../controller/index.js';
 import { startInOrder, stopInReverse, type Lifecycle } from '../../lifecycle/index.js';
+import { parentCredentials } from '../lock/credentials.js';
 import { LockManager } from '../lock/manager.js';
 import { LockResolver } from '../lock/resolverController.js';
 import { Puller, type Fetch } from '../oci/index.js';
@@ -45,7 +46,10 @@ export class ConfigurationPackages implements Lifecycle {
       new LockResolver({
         ...options,
         providers: options.providers ?? false,
-        tags: (source, signal) => puller.tags(source, { signal }),
+        tags: async (source, parents, signal) => {
+          const credentials = await parentCredentials(options, parents, signal);
+          return puller.tags(source, { credentials, signal });
+        },
       }),
     ];
   }

@@ -15,13 +15,16 @@ import { parseReference } from '../oci/index.js';
 import type { Condition } from '../types.js';
 import { typeOf } from './dependencies.js';
 import { nextStep, packageNameOf, type ResolveStep } from './resolve.js';
-import { LOCK, LOCK_NAME, LOCKS, type Dependency, type Lock, type PackageType } from './types.js';
+import { LOCK, LOCK_NAME, LOCKS, type Dependency, type Lock, type LockPackage, type PackageType } from './types.js';
 import { chooseTag, wantedOf } from './version.js';
 
 export interface LockResolverOptions extends ControllerContext {
   settings: ControllerSettings;
-  /** Lists a package source's tags (the OCI client's tags-list). */
-  tags: (source: string, signal: AbortSignal) => Promise<string[]>;
+  /**
+   * Lists a package source's tags (the OCI client's tags-list), given the Lock's packages that depend on it, whose
+   * revisions' pull secrets it may use (credentials.ts).
+   */
+  tags: (source: string, parents: readonly LockPackage[], signal: AbortSignal) => Promise<string[]>;
   /** Whether Provider dependencies are installed (--enable-providers). */
   providers: boolean;
   clock?: Clock;
@@ -135,7 +138,8 @@ export class LockResolver implements Lifecycle {
     if (type === undefined) {
       return 'cannot construct dependency package: encountered an invalid dependency: package dependencies must specify either a valid type, or an explicit apiVersion, kind, and package';
     }
-    const version = await this.versionOf(dep, constraints, signal);
+    const parents = (lock.packages ?? []).filter((p) => p.dependencies.some((d) => d.package === dep.package));
+    const version = await this.versionOf(dep, constraints, parents, signal);
     if (version.problem !== undefined) return version.problem;
     const kind = PACKAGE_KINDS[type];
     const separator = version.value.startsWith('sha256:') ? '@' : ':';
@@ -167,6 +171,7 @@ export class LockResolver implements Lifecycle {
   private async versionOf(
     dep: Dependency,
     constraints: readonly string[],
+    parents: readonly LockPackage[],
     signal: AbortSignal,
   ): Promise<{ value: string; problem?: undefined } | { problem: string }> {
     const wanted = wantedOf(constraints);
@@ -174,7 +179,7 @@ export class LockResolver implements Lifecycle {
     if ('digest' in wanted) return { value: wanted.digest };
     let tags: string[];
     try {
-      tags = await this.options.tags(dep.package, signal);
+      tags = await this.options.tags(dep.package, parents, signal);
     } catch (err) {
       return {
         problem: `cannot find dependency version to install: cannot fetch dependency package tags: ${errorMessage(err)}`,

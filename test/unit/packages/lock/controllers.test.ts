@@ -76,7 +76,7 @@ function world(tags: Record<string, string[]>): {
   const resolver = new LockResolver({
     ...common,
     providers: false,
-    tags: (source) => {
+    tags: (source: string) => {
       const found = tags[source];
       return found ? Promise.resolve(found) : Promise.reject(new Error(`cannot reach ${source}`));
     },
