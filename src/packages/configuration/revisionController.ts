@@ -140,14 +140,14 @@ export class ConfigurationRevisionController implements Lifecycle {
     rev: ConfigurationRevision,
     pkg: FetchedPackage,
     signal: AbortSignal,
-  ): Promise<Record<string, number>> {
+  ): Promise<Record<string, number | null>> {
     const manager = this.options.dependencies;
     const meta = pkg.meta[0];
     // An inactive revision left the Lock above, as upstream's Resolve does for one.
     if (manager === undefined || meta === undefined || rev.spec.desiredState !== 'Active') return {};
     if (rev.spec.skipDependencyResolution !== false) return {};
     let problem: string | undefined;
-    let counts: Record<string, number> = {};
+    let counts: Record<string, number | null> = {};
     try {
       const resolved = await manager.resolve(
         { name: rev.metadata.name, type: this.kind.meta, image: rev.spec.image },
@@ -155,11 +155,7 @@ export class ConfigurationRevisionController implements Lifecycle {
         signal,
       );
       problem = resolved.problem;
-      counts = {
-        foundDependencies: resolved.found,
-        installedDependencies: resolved.installed,
-        invalidDependencies: resolved.invalid,
-      };
+      counts = countFields(rev, resolved);
     } catch (err) {
       problem = errorMessage(err, { cause: true });
     }
@@ -265,6 +261,27 @@ export class ConfigurationRevisionController implements Lifecycle {
   private event(rev: ConfigurationRevision, type: 'Normal' | 'Warning', reason: string, message: string): void {
     this.options.events.event({ ...this.kind.revision, metadata: rev.metadata }, { type, reason, message });
   }
+}
+
+/**
+ * The dependency counts as status fields. Upstream's are omitempty: a zero is not written, and one written before is
+ * removed (null in the merge patch), so a revision Crossplane's package manager wrote is left as it is.
+ */
+function countFields(
+  rev: ConfigurationRevision,
+  counts: { found: number; installed: number; invalid: number },
+): Record<string, number | null> {
+  const fields: Record<string, number | null> = {};
+  const values = {
+    foundDependencies: counts.found,
+    installedDependencies: counts.installed,
+    invalidDependencies: counts.invalid,
+  };
+  for (const [key, value] of Object.entries(values)) {
+    if (value !== 0) fields[key] = value;
+    else if (rev.status?.[key as keyof typeof values] !== undefined) fields[key] = null;
+  }
+  return fields;
 }
 
 function ownerRefTo(kind: PackageKindSpec, rev: ConfigurationRevision): OwnerReference {
