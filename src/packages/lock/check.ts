@@ -59,13 +59,16 @@ function checkTree(bySource: ReadonlyMap<string, LockPackage>, self: LockPackage
     if (installed === undefined) continue;
     const problem = versionProblem(dep.constraints, installed.version);
     if (problem !== undefined) return { found, installed: found, invalid: 0, problem };
-    if (!satisfies(dep.constraints, installed.version)) invalid.push(installed.source);
+    if (satisfies(dep.constraints, installed.version)) continue;
+    const existing = `existing package ${installed.source}@${installed.version}`;
+    const constraint = dep.constraints.trim();
+    invalid.push(constraint === '' ? existing : `${existing} is incompatible with constraint ${constraint}`);
   }
   return {
     found,
     installed: found,
     invalid: invalid.length,
-    ...(invalid.length > 0 ? { problem: `incompatible dependencies: [${invalid.join(' ')}]` } : {}),
+    ...(invalid.length > 0 ? { problem: `incompatible dependencies: ${invalid.join('; ')}` } : {}),
   };
 }
 
@@ -73,8 +76,8 @@ function checkTree(bySource: ReadonlyMap<string, LockPackage>, self: LockPackage
 function versionProblem(constraints: string, version: string): string | undefined {
   if (DIGEST.test(constraints)) return undefined;
   if (parseConstraint(constraints) === undefined) return `improper constraint: ${constraints}`;
-  if (DIGEST.test(version)) return undefined;
-  return parseVersion(version) === undefined ? `Invalid Semantic Version` : undefined;
+  // Masterminds' ErrInvalidSemVer, for an installed digest too: a semver constraint cannot check one.
+  return DIGEST.test(version) || parseVersion(version) === undefined ? 'Invalid Semantic Version' : undefined;
 }
 
 /** Whether an installed tag or digest satisfies a semver range or a digest constraint. */

@@ -64,7 +64,12 @@ describe('lock/check: a revision in the Lock', () => {
     'installed at a version outside the constraint': {
       reason: 'a dependency whose version does not satisfy the constraint is invalid, by source',
       lock: [app, fn('v0.7.0'), helm],
-      want: { found: 2, installed: 2, invalid: 1, problem: `incompatible dependencies: [${FN}]` },
+      want: {
+        found: 2,
+        installed: 2,
+        invalid: 1,
+        problem: `incompatible dependencies: existing package ${FN}@v0.7.0 is incompatible with constraint >=v0.8.0`,
+      },
     },
     'transitive dependency missing': {
       reason: 'a dependency of a dependency counts in found, and missing when no package provides it',

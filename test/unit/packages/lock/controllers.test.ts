@@ -168,7 +168,9 @@ describe('lock: revisions and the resolver', () => {
     server.put({ ...lock(server), packages: installed('v0.9.0') } as unknown as KubeObject);
     await revisions.reconcile('app-111111111111', signal).catch(() => undefined);
     expect(revision(server)?.status).to.include({ invalidDependencies: 1 });
-    expect(health(server)?.message).to.equal(`cannot resolve package dependencies: incompatible dependencies: [${FN}]`);
+    expect(health(server)?.message).to.equal(
+      `cannot resolve package dependencies: incompatible dependencies: existing package ${FN}@v0.9.0 is incompatible with constraint >=v0.8.0 <v0.9.0`,
+    );
 
     server.put({ ...lock(server), packages: installed('v0.8.2') } as unknown as KubeObject);
     await revisions.reconcile('app-111111111111', signal);
