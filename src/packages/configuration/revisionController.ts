@@ -9,7 +9,7 @@
 import type { Logger } from 'pino';
 import { errorMessage, type Clock } from '../../base/index.js';
 import { ControllerShell, watchKind, type ControllerContext, type ControllerSettings } from '../../controller/index.js';
-import { getIfExists } from '../../kube/index.js';
+import { getIfExists, isConflict } from '../../kube/index.js';
 import type { ReconcileResult } from '../../queue/index.js';
 import type { Lifecycle } from '../../lifecycle/index.js';
 import type { DependencyManager } from '../lock/manager.js';
@@ -157,6 +157,8 @@ export class ConfigurationRevisionController implements Lifecycle {
       problem = resolved.problem;
       counts = countFields(rev, resolved);
     } catch (err) {
+      // Another writer updated the Lock first: retried, not reported, as upstream requeues on a conflict.
+      if (isConflict(err)) throw err;
       problem = errorMessage(err, { cause: true });
     }
     if (problem === undefined) return counts;

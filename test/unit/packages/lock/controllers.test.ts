@@ -177,6 +177,22 @@ describe('lock: revisions and the resolver', () => {
     expect(revision(server)?.status, 'a count back to zero is removed').not.to.have.property('invalidDependencies');
   });
 
+  it('retries a conflict on the Lock without reporting it on the revision', async () => {
+    const { server, events, revisions } = world({});
+    await revisions.reconcile('app-111111111111', signal).catch(() => undefined);
+    server.put({ ...lock(server), packages: [] } as unknown as KubeObject);
+    const before = events.events.length;
+    const healthBefore = health(server);
+    server.failNext((r) => r.method === 'PUT' && r.path.includes('/locks/'), 409);
+    const err = await revisions.reconcile('app-111111111111', signal).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).to.have.property('status', 409);
+    expect(events.events.length, 'no event for a conflict').to.equal(before);
+    expect(health(server)).to.deep.equal(healthBefore);
+  });
+
   it('reports a dependency with no satisfying tag as upstream, creating nothing', async () => {
     const { server, resolver, revisions } = world({ [FN]: ['v0.7.0', 'v1.0.0'] });
     await revisions.reconcile('app-111111111111', signal).catch(() => undefined);
