@@ -9,6 +9,9 @@ export const LEASE_NAME = 'compositor-leader-election';
 /** A standby looks at least this often, so a lease released on shutdown changes hands within seconds. */
 const STANDBY_CHECK_MAX_MS = 2_000;
 
+/** Reads and writes a release tries before it gives up and leaves the lease to expire. */
+const RELEASE_ATTEMPTS = 3;
+
 export interface LeaderElectionOptions {
   client: KubeClient;
   namespace: string;
@@ -105,7 +108,7 @@ export class LeaderElector {
       await this.pause(this.options.retryPeriodMs, signal);
       // Released meanwhile: renewing now would take back the lease just handed to a standby.
       if (signal.aborted || !this.leading) return;
-      if (await this.tryAcquireOrRenew(signal).catch(() => false)) {
+      if (await this.renew(signal).catch(() => false)) {
         lastRenewed = this.clock.now();
       } else if (this.clock.now() - lastRenewed >= this.options.renewDeadlineMs) {
         this.leading = false;
@@ -115,37 +118,66 @@ export class LeaderElector {
     }
   }
 
-  /** Hands the lease back (empty holder) so a standby takes over at its next check. */
+  /**
+   * Hands the lease back (empty holder) so a standby takes over at its next check. A renewal already under way when
+   * the release began may write the lease between our read and our write: the conflict that follows is retried with a
+   * fresh read, or the standby would wait a whole lease duration.
+   */
   async release(): Promise<void> {
     if (!this.leading) return;
     this.leading = false;
-    const lease = await getIfExists<Lease>(this.options.client, this.path, AbortSignal.timeout(5_000));
-    if (lease?.spec?.holderIdentity !== this.identity) return;
-    const spec: LeaseSpec = {
-      ...lease.spec,
-      holderIdentity: '',
-      leaseDurationSeconds: 1,
-      renewTime: microTime(this.clock.now()),
-    };
-    try {
-      await this.options.client.request('PUT', this.path, {
-        body: { ...lease, spec },
-        signal: AbortSignal.timeout(5_000),
-      });
-      this.options.log.info('released the leader election lease');
-    } catch (err) {
-      this.options.log.warn({ err }, 'cannot release the leader election lease');
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const lease = await getIfExists<Lease>(this.options.client, this.path, AbortSignal.timeout(5_000));
+        if (lease?.spec?.holderIdentity !== this.identity) return;
+        const spec: LeaseSpec = {
+          ...lease.spec,
+          holderIdentity: '',
+          leaseDurationSeconds: 1,
+          renewTime: microTime(this.clock.now()),
+        };
+        await this.options.client.request('PUT', this.path, {
+          body: { ...lease, spec },
+          signal: AbortSignal.timeout(5_000),
+        });
+        this.options.log.info('released the leader election lease');
+        return;
+      } catch (err) {
+        if (isConflict(err) && attempt < RELEASE_ATTEMPTS) continue;
+        this.options.log.warn({ err }, 'cannot release the leader election lease');
+        return;
+      }
     }
   }
 
   /** One attempt: true when this process holds the lease afterwards. */
   private async tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
-    const timeout = AbortSignal.any([signal, AbortSignal.timeout(this.options.retryPeriodMs)]);
+    const timeout = this.attemptSignal(signal);
     const now = this.clock.now();
     const lease = await getIfExists<Lease>(this.options.client, this.path, timeout);
     if (!lease) return this.create(now, timeout);
+    if (this.heldByAnother(lease.spec ?? {}, now)) return false;
+    return this.write(lease, now, timeout);
+  }
+
+  /**
+   * A leader's renewal: never takes a lease this process does not hold, nor one it released while this attempt was
+   * reading it, which would take back a lease just handed to a standby.
+   */
+  private async renew(signal: AbortSignal): Promise<boolean> {
+    const timeout = this.attemptSignal(signal);
+    const lease = await getIfExists<Lease>(this.options.client, this.path, timeout);
+    if (!lease || lease.spec?.holderIdentity !== this.identity || !this.leading) return false;
+    return this.write(lease, this.clock.now(), timeout);
+  }
+
+  private attemptSignal(signal: AbortSignal): AbortSignal {
+    return AbortSignal.any([signal, AbortSignal.timeout(this.options.retryPeriodMs)]);
+  }
+
+  /** Writes this process's record over `lease`; false when another write came first (a conflict). */
+  private async write(lease: Lease, now: number, signal: AbortSignal): Promise<boolean> {
     const spec = lease.spec ?? {};
-    if (this.heldByAnother(spec, now)) return false;
     const mine = spec.holderIdentity === this.identity;
     const next: LeaseSpec = {
       ...this.record(now),
@@ -153,7 +185,7 @@ export class LeaderElector {
       leaseTransitions: (spec.leaseTransitions ?? 0) + (mine ? 0 : 1),
     };
     try {
-      await this.options.client.request('PUT', this.path, { body: { ...lease, spec: next }, signal: timeout });
+      await this.options.client.request('PUT', this.path, { body: { ...lease, spec: next }, signal });
       return true;
     } catch (err) {
       if (isConflict(err)) return false;
