@@ -13,10 +13,13 @@ import { packageStream, TestRegistry } from './registry.js';
 // function-patch-and-transform, with both addresses moved to a real registry (token authentication) that holds the
 // Function at a tag satisfying the constraint and at one that does not. compositor's revision records itself in the
 // Lock, the resolver creates the Function at the satisfying tag, the Function's revision joins the Lock, and the
-// Provider (Providers disabled) stays missing with upstream's message.
+// Provider (Providers disabled) stays missing with upstream's message. The Function is pushed under a repository of
+// this test's own: the resolver names a dependency's package object after its repository and, as upstream's, leaves
+// an object of that name alone whatever its source, so a Function another test file left must not take that name.
 const NS = 'dependencies-system';
 const NAME = 'configuration-app';
-const FUNCTION_NAME = 'crossplane-contrib-function-patch-and-transform';
+const FN_REPOSITORY = 'dependencies-test/function-patch-and-transform';
+const FUNCTION_NAME = 'dependencies-test-function-patch-and-transform';
 const PKG = 'pkg.crossplane.io/v1';
 
 type Stored = KubeObject & {
@@ -47,7 +50,7 @@ describe('package dependencies through the Lock (integration)', function () {
   before(async () => {
     client = controlPlane().client();
     await registry.start();
-    fnSource = `${registry.host}/crossplane-contrib/function-patch-and-transform`;
+    fnSource = `${registry.host}/${FN_REPOSITORY}`;
     helmSource = `${registry.host}/upbound/provider-helm`;
     // The shared metadata with the dependencies' addresses moved to the test registry; nothing else changed.
     const stream = packageStream(NAME, ['apis/definition.yaml', 'apis/composition.yaml'])
@@ -59,8 +62,8 @@ describe('package dependencies through the Lock (integration)', function () {
     configurationRef = await registry.push(await buildPackage(stream), 'upbound/configuration-app', 'v0.1.0');
     const fn = await buildPackage(packageStream('function-patch-and-transform', []));
     // The metadata asks for v0.8.2; v0.9.0 is newer and does not satisfy it.
-    await registry.push(fn, 'crossplane-contrib/function-patch-and-transform', 'v0.8.2');
-    await registry.push(fn, 'crossplane-contrib/function-patch-and-transform', 'v0.9.0');
+    await registry.push(fn, FN_REPOSITORY, 'v0.8.2');
+    await registry.push(fn, FN_REPOSITORY, 'v0.9.0');
     cacheDir = await mkdtemp(join(tmpdir(), 'xpkg-cache-'));
     running = await startEngine({ packageRuntime: 'Deployment', leaderElectionNamespace: NS, xpkgCacheDir: cacheDir });
     const secret = pullSecret(registry.host, registry.user.username, registry.user.password, 'registry');
