@@ -21,6 +21,7 @@ import {
   ClientCertificate,
   ConfigurationPackages,
   FunctionPackageController,
+  LockManager,
   packageMetadataReader,
   ProviderPackages,
   TlsSecrets,
@@ -180,6 +181,7 @@ function packageController({ context, settings, config }: Shared, secrets: TlsSe
     namespace: config.leaderElectionNamespace,
     builtins: builtinPolicy(config),
     isExternal: (fn) => runsExternally(fn, config.packageRuntime),
+    lock: new LockManager(context.client),
     metadata: packageMetadataReader({
       client: context.client,
       namespace: config.leaderElectionNamespace,
@@ -194,6 +196,7 @@ function configurationPackages({ context, settings, config }: Shared): Configura
     ...context,
     settings,
     namespace: config.leaderElectionNamespace,
+    providers: config.enableProviders,
     ...(config.xpkgCacheDir !== undefined ? { cacheDir: config.xpkgCacheDir } : {}),
   });
 }

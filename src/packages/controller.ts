@@ -33,6 +33,7 @@ import type { ReconcileLimiter, ReconcileResult } from '../queue/index.js';
 import { conditionOf, health, installed, packageHealth, runtime, RUNTIME } from './conditions.js';
 import { FUNCTION, FUNCTION_REVISION, LABEL_PARENT_PACKAGE, revisionName, serverSecretName } from './names.js';
 import { FunctionRuntime } from './runtime.js';
+import type { LockManager } from './lock/index.js';
 import { metadataCondition, type MetadataReader } from './metadata.js';
 import { TlsSecrets } from './secrets.js';
 import type { Condition, FunctionPackage, FunctionRevision } from './types.js';
@@ -74,6 +75,11 @@ export interface FunctionPackageControllerOptions {
    * reported on the revision and changes nothing else) capabilities are written as an empty list.
    */
   metadata?: Pick<MetadataReader, 'capabilities'>;
+  /**
+   * The Lock, where the active revision is listed (without dependencies: a Function's dependsOn is not read) so the
+   * packages depending on it find it installed, and inactive ones are removed. None by default.
+   */
+  lock?: Pick<LockManager, 'record' | 'removeSelf'>;
 }
 
 /**
@@ -193,6 +199,9 @@ export class FunctionPackageController implements Lifecycle {
     const revisions = await this.listRevisions(fn.metadata.name, signal);
     const current = await this.ensureRevision(fn, pkg, revisions, signal);
     const others = revisions.filter((r) => r.metadata.name !== current.metadata.name);
+    // Before the runtime: a dependency is installed once its revision exists, as upstream's revision adds itself to
+    // the Lock before its runtime is up.
+    await this.updateLock(current, others, signal);
     let currentHealthy = false;
     if (current.spec.desiredState === 'Active') {
       currentHealthy = await this.reconcileActive(current, signal);
@@ -213,6 +222,25 @@ export class FunctionPackageController implements Lifecycle {
       signal,
     );
     return healthy.status === 'True' && others.every((r) => r.spec.desiredState !== 'Active');
+  }
+
+  /** Lists the active revision in the Lock and removes the others; a failure is logged, the runtime is unaffected. */
+  private async updateLock(current: FunctionRevision, others: FunctionRevision[], signal: AbortSignal): Promise<void> {
+    const lock = this.options.lock;
+    if (lock === undefined) return;
+    try {
+      for (const r of [current, ...others].filter((r) => r.spec.desiredState !== 'Active')) {
+        await lock.removeSelf(r.metadata.name, signal);
+      }
+      if (current.spec.desiredState === 'Active') {
+        await lock.record({ name: current.metadata.name, type: 'Function', image: current.spec.image }, signal);
+      }
+    } catch (err) {
+      this.options.logger.warn(
+        { controller: this.name, revision: current.metadata.name, err: errorMessage(err) },
+        'cannot update the package Lock',
+      );
+    }
   }
 
   private runtimeOf(fn: FunctionPackage): RuntimeChoice {

@@ -38,3 +38,4 @@ export {
   PROVIDER,
   PROVIDER_REVISION,
 } from './provider/index.js';
+export { LockManager, LockResolver, LOCK, LOCK_NAME, LOCKS, type Lock, type LockPackage } from './lock/index.js';

@@ -88,7 +88,13 @@ interface OwnerRef {
 }
 
 function configuration(pkg: string, name = NAME, secrets = [{ name: 'registry' }]): KubeObject {
-  return { ...CONFIGURATION, metadata: { name }, spec: { package: pkg, packagePullSecrets: secrets } };
+  // configuration-app depends on provider-helm and function-patch-and-transform at their upstream addresses, which
+  // this test does not install: dependency resolution (packageDependencies.test.ts) is skipped.
+  return {
+    ...CONFIGURATION,
+    metadata: { name },
+    spec: { package: pkg, packagePullSecrets: secrets, skipDependencyResolution: true },
+  };
 }
 
 async function cfgCondition(client: KubeClient, type: string): Promise<Condition | undefined> {

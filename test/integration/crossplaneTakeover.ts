@@ -79,16 +79,21 @@ export function countWrites(log: readonly string[], names: readonly string[]): R
 /** How the engine's write log marks a dry run. */
 export const DRY_RUN = ' (dry run)';
 
-/** Waits until compositor has sent no write for three seconds: the takeover (or an edit) has settled. */
+/**
+ * Waits until compositor has sent no write for three seconds: the takeover (or an edit) has settled. On a timeout
+ * it names the writes of the last three seconds, so a write loop shows what it writes.
+ */
 export async function settled(engine: RunningEngine): Promise<readonly string[]> {
   let seen = -1;
   await eventually(
     'compositor to stop writing',
     () => {
-      const writes = engine.writeLog().length;
-      const quiet = writes === seen;
-      seen = writes;
-      return Promise.resolve(quiet ? true : undefined);
+      const log = engine.writeLog();
+      const since = seen;
+      seen = log.length;
+      if (since === log.length) return Promise.resolve(true);
+      const recent = since < 0 ? [] : log.slice(since);
+      return Promise.reject(new Error(`still writing: ${recent.length === 0 ? '(first look)' : recent.join(', ')}`));
     },
     { intervalMs: 3_000, timeoutMs: 60_000 },
   );

@@ -185,12 +185,25 @@ describe('steady state and restarts', function () {
       expect(reconciles).to.be.below(RESTART_XRS * 0.05);
       expect(changedAfter).to.be.below(2_000);
     } finally {
-      // Leave the shared control plane light for the tests after this one.
-      await remove(client, {
+      // Leave the shared control plane light for the tests after this one: the XRD and its 1,000 XRs gone before
+      // the engine stops, or the next engine started finishes the deletion, writing while that test counts writes.
+      const definition = {
         apiVersion: 'apiextensions.crossplane.io/v1',
         kind: 'CompositeResourceDefinition',
         metadata: { name: `${api.plural}.${api.group}` },
-      });
+      };
+      await remove(client, definition);
+      await eventually(
+        `XRD ${definition.metadata.name} and its XRs deleted`,
+        async () => {
+          if ((await get(client, definition)) === undefined) return true;
+          const left = await client
+            .request<{ items: unknown[] }>('GET', `/apis/${api.apiVersion}/${api.plural}`)
+            .catch(() => ({ items: [] }));
+          throw new Error(`XRD still there, ${left.items.length} XRs left`);
+        },
+        { timeoutMs: 300_000, intervalMs: 1_000 },
+      );
       await running.stop();
     }
   });

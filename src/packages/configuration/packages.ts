@@ -1,10 +1,14 @@
-// The Configuration half of the package manager as one engine part: the OCI client with its cache, and the
-// Configuration and ConfigurationRevision controllers sharing it.
+// The Configuration half of the package manager as one engine part: the OCI client with its cache, the
+// Configuration and ConfigurationRevision controllers sharing it, and the Lock's resolver, which installs the
+// dependencies of every kind of package (Providers only with --enable-providers).
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../../base/index.js';
 import type { ControllerContext, ControllerSettings } from '../../controller/index.js';
 import { startInOrder, stopInReverse, type Lifecycle } from '../../lifecycle/index.js';
+import { parentCredentials } from '../lock/credentials.js';
+import { LockManager } from '../lock/manager.js';
+import { LockResolver } from '../lock/resolverController.js';
 import { Puller, type Fetch } from '../oci/index.js';
 import { PackageClient } from '../xpkg/index.js';
 import { ConfigurationController } from './configurationController.js';
@@ -20,6 +24,8 @@ export interface ConfigurationPackagesOptions extends ControllerContext {
   fetch?: Fetch;
   /** The Crossplane version packages are checked against. */
   crossplaneVersion?: string;
+  /** Whether the resolver installs Provider dependencies (--enable-providers). */
+  providers?: boolean;
   clock?: Clock;
 }
 
@@ -33,9 +39,18 @@ export class ConfigurationPackages implements Lifecycle {
       ...(options.fetch ? { fetch: options.fetch } : {}),
     });
     const packages = new PackageClient({ puller });
+    const dependencies = new LockManager(options.client);
     this.parts = [
-      new ConfigurationRevisionController({ ...options, packages }),
+      new ConfigurationRevisionController({ ...options, packages, dependencies }),
       new ConfigurationController({ ...options, packages }),
+      new LockResolver({
+        ...options,
+        providers: options.providers ?? false,
+        tags: async (source, parents, signal) => {
+          const credentials = await parentCredentials(options, parents, signal);
+          return puller.tags(source, { credentials, signal });
+        },
+      }),
     ];
   }
 

@@ -3,14 +3,16 @@
 // validated (its failure stops the install), linted (its failure is a Warning event only; objects of kinds a
 // Configuration may not carry are left out), checked against the Crossplane version unless ignoreCrossplaneConstraints,
 // and its objects established (establisher.ts). Every failure is the revision's RevisionHealthy, False with the
-// message, and a Warning event; nothing installed is deleted. Dependencies (dependsOn) are not resolved: the revision
-// behaves as one with skipDependencyResolution true.
+// message, and a Warning event; nothing installed is deleted. With a dependency manager and skipDependencyResolution
+// false, an active revision records itself and its dependencies (dependsOn) in the Lock before establishing anything,
+// and is not healthy until they are installed at valid versions; an inactive one removes itself from the Lock.
 import type { Logger } from 'pino';
 import { errorMessage, type Clock } from '../../base/index.js';
 import { ControllerShell, watchKind, type ControllerContext, type ControllerSettings } from '../../controller/index.js';
-import { getIfExists } from '../../kube/index.js';
+import { getIfExists, isConflict } from '../../kube/index.js';
 import type { ReconcileResult } from '../../queue/index.js';
 import type { Lifecycle } from '../../lifecycle/index.js';
+import type { DependencyManager } from '../lock/manager.js';
 import { LABEL_PARENT_PACKAGE } from '../names.js';
 import {
   checkCrossplaneVersion,
@@ -41,6 +43,8 @@ export interface ConfigurationRevisionControllerOptions extends ControllerContex
   clock?: Clock;
   /** The package kind whose revisions are reconciled; a Configuration unless given. */
   kind?: PackageKindSpec;
+  /** The Lock's bookkeeping; without one every revision behaves as one with skipDependencyResolution true. */
+  dependencies?: DependencyManager;
 }
 
 const REASON = {
@@ -49,6 +53,7 @@ const REASON = {
   validate: 'ValidatePackage',
   sync: 'SyncPackage',
   deactivate: 'DeactivateRevision',
+  dependencies: 'ResolveDependencies',
 } as const;
 
 /** A failure already reported on the revision; the queue retries it with backoff. */
@@ -93,6 +98,7 @@ export class ConfigurationRevisionController implements Lifecycle {
     // Deleted: the API server's garbage collector removes what only it owned; there is no lock to leave.
     if (rev === undefined || rev.metadata.deletionTimestamp !== undefined) return {};
     const self = ownerRefTo(this.kind, rev);
+    if (rev.spec.desiredState !== 'Active') await this.leaveLock(rev, signal);
     if (rev.spec.desiredState !== 'Active' && (rev.status?.objectRefs?.length ?? 0) > 0) {
       await this.establisher.release(rev.status?.objectRefs ?? [], self, signal).catch((err: unknown) => {
         this.event(
@@ -108,11 +114,57 @@ export class ConfigurationRevisionController implements Lifecycle {
     }
     const pkg = await this.fetch(rev, signal);
     if (pkg === undefined) return {};
+    const counts = await this.resolveDependencies(rev, pkg, signal);
     const refs = await this.install(rev, pkg, self, signal);
     // resolvedImage: the revision's field (upstream's ResolvedPackage is serialized so); resolvedPackage is the
     // package's, which the revision's schema would prune, so a write of it would never settle.
-    await this.healthy(rev, { objectRefs: refs, resolvedImage: rev.spec.image }, signal);
+    await this.healthy(rev, { objectRefs: refs, resolvedImage: rev.spec.image, ...counts }, signal);
     return {};
+  }
+
+  /** Removes an inactive revision from the Lock, as upstream's deactivation does first. */
+  private async leaveLock(rev: ConfigurationRevision, signal: AbortSignal): Promise<void> {
+    await this.options.dependencies?.removeSelf(rev.metadata.name, signal).catch((err: unknown) => {
+      const message = `cannot deactivate package revision: cannot remove package revision from Lock: ${errorMessage(err)}`;
+      this.event(rev, 'Warning', REASON.deactivate, message);
+      throw err;
+    });
+  }
+
+  /**
+   * Records the revision in the Lock and counts its dependencies, unless it skips dependency resolution (upstream
+   * resolves only when skipDependencyResolution is set and false, which the CRD's default makes it). Missing or
+   * invalid dependencies are reported, with the counts, and retried with backoff.
+   */
+  private async resolveDependencies(
+    rev: ConfigurationRevision,
+    pkg: FetchedPackage,
+    signal: AbortSignal,
+  ): Promise<Record<string, number | null>> {
+    const manager = this.options.dependencies;
+    const meta = pkg.meta[0];
+    // An inactive revision left the Lock above, as upstream's Resolve does for one.
+    if (manager === undefined || meta === undefined || rev.spec.desiredState !== 'Active') return {};
+    if (rev.spec.skipDependencyResolution !== false) return {};
+    let problem: string | undefined;
+    let counts: Record<string, number | null> = {};
+    try {
+      const resolved = await manager.resolve(
+        { name: rev.metadata.name, type: this.kind.meta, image: rev.spec.image },
+        meta,
+        signal,
+      );
+      problem = resolved.problem;
+      counts = countFields(rev, resolved);
+    } catch (err) {
+      // Another writer updated the Lock first: retried, not reported, as upstream requeues on a conflict.
+      if (isConflict(err)) throw err;
+      problem = errorMessage(err, { cause: true });
+    }
+    if (problem === undefined) return counts;
+    const message = `cannot resolve package dependencies: ${problem}`;
+    await this.fail(rev, REASON.dependencies, message, { signal, fields: counts });
+    throw new ReportedError(message);
   }
 
   /** The package, valid for a Configuration; undefined when it is not (reported, not retried: its digest is fixed). */
@@ -122,12 +174,12 @@ export class ConfigurationRevisionController implements Lifecycle {
       const options = await pullOptions(this.options.client, this.options.namespace, rev.spec, signal);
       pkg = await this.options.packages.get(rev.spec.image, options);
     } catch (err) {
-      await this.fail(rev, REASON.parse, `cannot get package: ${errorMessage(err, { cause: true })}`, signal);
+      await this.fail(rev, REASON.parse, `cannot get package: ${errorMessage(err, { cause: true })}`, { signal });
       throw new ReportedError(`cannot get package ${rev.spec.image}`, { cause: err });
     }
     const invalid = validatePackage(this.kind.meta, pkg);
     if (invalid !== undefined) {
-      await this.fail(rev, REASON.validate, `${VALIDATION_FAILED}: ${invalid}`, signal);
+      await this.fail(rev, REASON.validate, `${VALIDATION_FAILED}: ${invalid}`, { signal });
       return undefined;
     }
     const lint = lintPackage(this.kind.meta, pkg);
@@ -139,7 +191,7 @@ export class ConfigurationRevisionController implements Lifecycle {
     const incompatible =
       meta && rev.spec.ignoreCrossplaneConstraints !== true ? checkCrossplaneVersion(meta, version) : undefined;
     if (incompatible !== undefined) {
-      await this.fail(rev, REASON.lint, `${INCOMPATIBLE}: ${incompatible}`, signal);
+      await this.fail(rev, REASON.lint, `${INCOMPATIBLE}: ${incompatible}`, { signal });
       return undefined;
     }
     return pkg;
@@ -169,7 +221,7 @@ export class ConfigurationRevisionController implements Lifecycle {
       );
     } catch (err) {
       const message = `cannot establish control of object: ${errorMessage(err, { cause: !(err instanceof ControlRefusedError) })}`;
-      await this.fail(rev, REASON.sync, message, signal);
+      await this.fail(rev, REASON.sync, message, { signal });
       throw new ReportedError(message, { cause: err });
     }
   }
@@ -191,22 +243,47 @@ export class ConfigurationRevisionController implements Lifecycle {
   }
 
   /** RevisionHealthy False with the message; a Warning event when that message is new. */
-  private async fail(rev: ConfigurationRevision, reason: string, message: string, signal: AbortSignal): Promise<void> {
+  private async fail(
+    rev: ConfigurationRevision,
+    reason: string,
+    message: string,
+    { signal, fields }: { signal: AbortSignal; fields?: Record<string, unknown> },
+  ): Promise<void> {
     const previous = rev.status?.conditions?.find((c) => c.type === 'RevisionHealthy');
     if (previous?.message !== message) this.event(rev, 'Warning', reason, message);
-    await writeStatus(this.options, statusOf(this.kind, rev), { conditions: [revisionHealth(message)] }, signal).catch(
-      (err: unknown) => {
-        this.logger.debug(
-          { revision: rev.metadata.name, err: errorMessage(err) },
-          'cannot update package revision status',
-        );
-      },
-    );
+    const updates = { conditions: [revisionHealth(message)], ...(fields ? { fields } : {}) };
+    await writeStatus(this.options, statusOf(this.kind, rev), updates, signal).catch((err: unknown) => {
+      this.logger.debug(
+        { revision: rev.metadata.name, err: errorMessage(err) },
+        'cannot update package revision status',
+      );
+    });
   }
 
   private event(rev: ConfigurationRevision, type: 'Normal' | 'Warning', reason: string, message: string): void {
     this.options.events.event({ ...this.kind.revision, metadata: rev.metadata }, { type, reason, message });
   }
+}
+
+/**
+ * The dependency counts as status fields. Upstream's are omitempty: a zero is not written, and one written before is
+ * removed (null in the merge patch), so a revision Crossplane's package manager wrote is left as it is.
+ */
+function countFields(
+  rev: ConfigurationRevision,
+  counts: { found: number; installed: number; invalid: number },
+): Record<string, number | null> {
+  const fields: Record<string, number | null> = {};
+  const values = {
+    foundDependencies: counts.found,
+    installedDependencies: counts.installed,
+    invalidDependencies: counts.invalid,
+  };
+  for (const [key, value] of Object.entries(values)) {
+    if (value !== 0) fields[key] = value;
+    else if (rev.status?.[key as keyof typeof values] !== undefined) fields[key] = null;
+  }
+  return fields;
 }
 
 function ownerRefTo(kind: PackageKindSpec, rev: ConfigurationRevision): OwnerReference {

@@ -17,6 +17,7 @@ import {
 import { cachePlan, NOT_IN_CACHE, type CachePlan, type PullPolicy } from './pullPolicy.js';
 import { formatReference, identifier, parseReference, type Reference } from './reference.js';
 import { RegistrySession } from './session.js';
+import { listTags } from './tags.js';
 
 /** go-containerregistry's limit on a manifest's size (remote/fetcher.go, manifestLimit). */
 export const DEFAULT_MAX_MANIFEST_BYTES = 100 * 1024 * 1024;
@@ -67,13 +68,7 @@ export class Puller {
   async pull(ref: string, options: PullOptions = {}): Promise<PulledImage> {
     const reference = parseReference(ref);
     const plan = cachePlan(options.policy);
-    const credentials = credentialsFor(reference, options.credentials ?? []);
-    const session = new RegistrySession(reference, {
-      fetch: this.options.fetch ?? fetch,
-      userAgent: this.options.userAgent ?? 'compositor',
-      ...(credentials ? { credentials } : {}),
-      ...(this.options.onRequest ? { onRequest: this.options.onRequest } : {}),
-    });
+    const session = this.session(reference, options);
     const where = formatReference(reference);
     const digest =
       reference.digest ??
@@ -83,6 +78,31 @@ export class Puller {
     return withContext(`cannot fetch package ${where}`, () =>
       this.image({ session, reference, digest, plan, where, signal: options.signal }),
     );
+  }
+
+  /**
+   * The tags of a package source (`registry/repository`, no tag or digest), read from the registry under every
+   * pull policy: a listing is never cached.
+   *
+   * @example await puller.tags('xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform')
+   */
+  async tags(source: string, options: Pick<PullOptions, 'credentials' | 'signal'> = {}): Promise<string[]> {
+    // A reference needs a tag or digest to parse; the placeholder tag is never sent.
+    const { registry, repository } = parseReference(`${source}:latest`);
+    const reference = { registry, repository };
+    return withContext(`cannot list tags of ${source}`, () =>
+      listTags(this.session(reference, options), source, options.signal),
+    );
+  }
+
+  private session(reference: Reference, options: Pick<PullOptions, 'credentials'>): RegistrySession {
+    const credentials = credentialsFor(reference, options.credentials ?? []);
+    return new RegistrySession(reference, {
+      fetch: this.options.fetch ?? fetch,
+      userAgent: this.options.userAgent ?? 'compositor',
+      ...(credentials ? { credentials } : {}),
+      ...(this.options.onRequest ? { onRequest: this.options.onRequest } : {}),
+    });
   }
 
   private async image(args: {

@@ -5,6 +5,7 @@ import type { Clock } from '../../base/index.js';
 import type { ControllerContext, ControllerSettings } from '../../controller/index.js';
 import { startInOrder, stopInReverse, type Lifecycle } from '../../lifecycle/index.js';
 import { ConfigurationController, ConfigurationRevisionController, defaultCacheDir } from '../configuration/index.js';
+import { LockManager } from '../lock/index.js';
 import { Puller, type Fetch } from '../oci/index.js';
 import { PackageClient } from '../xpkg/index.js';
 import { DefaultActivationPolicy } from './defaultPolicy.js';
@@ -41,7 +42,12 @@ export class ProviderPackages implements Lifecycle {
       new MrdController(options),
       new DefaultActivationPolicy({ client: options.client, activations: options.defaultActivations }),
       new MrapController(options),
-      new ConfigurationRevisionController({ ...options, packages, kind }),
+      new ConfigurationRevisionController({
+        ...options,
+        packages,
+        kind,
+        dependencies: new LockManager(options.client),
+      }),
       new ConfigurationController({ ...options, packages, kind }),
     ];
   }

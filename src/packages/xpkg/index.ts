@@ -19,5 +19,6 @@ export {
   LINT_FAILED,
   INCOMPATIBLE,
 } from './lint.js';
+export { parseConstraint, parseVersion, type Constraint } from './constraints.js';
 export { META_GROUP, META_KINDS, isMetaKind, isObjectKind, type PackageKind } from './schemes.js';
 export type { PackageMeta, PackageObject, ParsedPackage } from './types.js';

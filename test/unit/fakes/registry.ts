@@ -27,6 +27,8 @@ export class FakeRegistry {
   private readonly tokens = new Set<string>();
   /** Answer the ping anonymously and challenge only repository requests, as some registries do. */
   openPing = false;
+  /** Tags per page of a tags/list answer; more are paged with a Link header. */
+  tagsPerPage = 1000;
 
   constructor(private readonly auth: FakeAuth = { mode: 'none' }) {}
 
@@ -81,9 +83,25 @@ export class FakeRegistry {
       respond(401, errorBody('UNAUTHORIZED', 'authentication required'), { 'www-authenticate': challenge });
     } else if (url.pathname === '/v2/') {
       respond(200, '{}');
+    } else if (/^\/v2\/.+\/tags\/list$/.test(url.pathname)) {
+      this.tagList(url, respond);
     } else {
       this.content(url.pathname, respond);
     }
+  }
+
+  /** The distribution spec's tag listing, sorted, paged after `last` with a Link header. */
+  private tagList(url: URL, respond: Respond): void {
+    const last = url.searchParams.get('last');
+    const all = [...this.tags.keys()].sort();
+    const rest = last === null ? all : all.filter((t) => t > last);
+    const page = rest.slice(0, this.tagsPerPage);
+    const more = rest.length > page.length && page.length > 0;
+    const link: Record<string, string> = more
+      ? { link: `<${url.pathname}?n=${this.tagsPerPage}&last=${page[page.length - 1] ?? ''}>; rel="next"` }
+      : {};
+    const name = url.pathname.slice('/v2/'.length, -'/tags/list'.length);
+    respond(200, JSON.stringify({ name, tags: page }), { 'content-type': 'application/json', ...link });
   }
 
   private content(path: string, respond: Respond): void {

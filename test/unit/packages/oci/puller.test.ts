@@ -53,6 +53,26 @@ describe('Puller', () => {
     expect(registry.count('GET', '/token')).to.equal(1);
   });
 
+  it("lists a source's tags through a bearer token, following the Link header across pages", async () => {
+    registry.push(pkg, 'v1.1.0');
+    registry.push(pkg, 'v2.0.0');
+    registry.tagsPerPage = 2;
+    const tags = await puller().tags(`${registry.host}/org/provider-test`, { credentials: credentials() });
+    expect(tags).to.deep.equal(['v1.0.0', 'v1.1.0', 'v2.0.0']);
+    expect(registry.count('GET', '/tags/list')).to.be.greaterThanOrEqual(2);
+  });
+
+  it('says which source a tag listing failed for', async () => {
+    const err = await puller()
+      .tags(`${registry.host}/org/provider-test`)
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(err).to.be.instanceOf(RegistryAuthError);
+    expect((err as Error).message).to.match(new RegExp(`^cannot list tags of ${registry.host}/org/provider-test: `));
+  });
+
   it('pulls by digest without resolving a tag', async () => {
     const image = await puller().pull(`${registry.host}/org/provider-test@${pkg.digest}`, {
       credentials: credentials(),

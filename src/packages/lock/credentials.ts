@@ -1,0 +1,37 @@
+// The credentials a dependency's tags are listed with. Upstream lists them with the pull secret of a matching
+// ImageConfig alone, which compositor does not serve; instead the packagePullSecrets of the revisions that depend on
+// the dependency are used, read from compositor's namespace as their own pulls read them, so a dependency in the
+// same private registry as its parent can be resolved. A revision that cannot be read adds nothing.
+import { getIfExists, type KubeClient } from '../../kube/index.js';
+import { pullOptions } from '../configuration/pull.js';
+import type { KeyedCredentials } from '../oci/index.js';
+import type { LocalObjectReference } from '../types.js';
+import type { LockPackage, PackageType } from './types.js';
+
+const REVISIONS: Record<PackageType, string> = {
+  Configuration: '/apis/pkg.crossplane.io/v1/configurationrevisions',
+  Provider: '/apis/pkg.crossplane.io/v1/providerrevisions',
+  Function: '/apis/pkg.crossplane.io/v1/functionrevisions',
+};
+
+export async function parentCredentials(
+  deps: { client: KubeClient; namespace: string },
+  parents: readonly LockPackage[],
+  signal: AbortSignal,
+): Promise<KeyedCredentials[]> {
+  const secrets: LocalObjectReference[] = [];
+  for (const parent of parents) {
+    const path = `${REVISIONS[parent.type]}/${parent.name}`;
+    const revision = await getIfExists<{ spec?: { packagePullSecrets?: LocalObjectReference[] } }>(
+      deps.client,
+      path,
+      signal,
+    ).catch(() => undefined);
+    for (const secret of revision?.spec?.packagePullSecrets ?? []) {
+      if (!secrets.some((s) => s.name === secret.name)) secrets.push(secret);
+    }
+  }
+  if (secrets.length === 0) return [];
+  const options = await pullOptions(deps.client, deps.namespace, { packagePullSecrets: secrets }, signal);
+  return [...(options.credentials ?? [])];
+}

@@ -1,0 +1,200 @@
+// The Lock's resolver, as Crossplane v2.3's (internal/controller/pkg/resolver): on every change of the Lock, the first
+// dependency no package in it provides is installed by creating its package object (a Function, a Configuration, or a
+// Provider with --enable-providers) at the highest registry tag satisfying every constraint on it, or at the digest a
+// constraint names. The Lock is never written here but for its Resolved condition: the new package's revision adds
+// itself, which brings the resolver back for the next missing dependency. Upgrading an installed dependency
+// (--enable-dependency-version-upgrades) is not done.
+import type { Logger } from 'pino';
+import { errorMessage, type Clock } from '../../base/index.js';
+import { ControllerShell, watchKind, type ControllerContext, type ControllerSettings } from '../../controller/index.js';
+import { getIfExists, isAlreadyExists } from '../../kube/index.js';
+import type { Lifecycle } from '../../lifecycle/index.js';
+import type { ReconcileResult } from '../../queue/index.js';
+import { writeStatus } from '../configuration/status.js';
+import { parseReference } from '../oci/index.js';
+import type { Condition } from '../types.js';
+import { typeOf } from './dependencies.js';
+import { nextStep, packageNameOf, type ResolveStep } from './resolve.js';
+import { LOCK, LOCK_NAME, LOCKS, type Dependency, type Lock, type LockPackage, type PackageType } from './types.js';
+import { chooseTag, wantedOf } from './version.js';
+
+export interface LockResolverOptions extends ControllerContext {
+  settings: ControllerSettings;
+  /**
+   * Lists a package source's tags (the OCI client's tags-list), given the Lock's packages that depend on it, whose
+   * revisions' pull secrets it may use (credentials.ts).
+   */
+  tags: (source: string, parents: readonly LockPackage[], signal: AbortSignal) => Promise<string[]>;
+  /** Whether Provider dependencies are installed (--enable-providers). */
+  providers: boolean;
+  clock?: Clock;
+}
+
+/** Where each package type's objects are created. */
+const PACKAGE_KINDS: Record<PackageType, { apiVersion: string; kind: string; path: string }> = {
+  Configuration: { apiVersion: 'pkg.crossplane.io/v1', kind: 'Configuration', path: 'configurations' },
+  Provider: { apiVersion: 'pkg.crossplane.io/v1', kind: 'Provider', path: 'providers' },
+  Function: { apiVersion: 'pkg.crossplane.io/v1', kind: 'Function', path: 'functions' },
+};
+
+/** Why a Provider dependency stays missing while compositor does not install Providers. */
+export const PROVIDERS_DISABLED =
+  'cannot create dependency package: Providers are not installed by compositor unless --enable-providers is set';
+
+/** The Lock's condition, as upstream's (apis/pkg/v1beta1/conditions.go). */
+export function resolvedCondition(problem?: string): Condition {
+  return problem === undefined
+    ? { type: 'Resolved', status: 'True', reason: 'DependencyResolutionSucceeded' }
+    : {
+        type: 'Resolved',
+        status: 'False',
+        reason: 'DependencyResolutionFailed',
+        message: `Error occurred during dependency resolution ${problem}`,
+      };
+}
+
+export class LockResolver implements Lifecycle {
+  readonly name = 'packages/lock.pkg.crossplane.io';
+  private readonly shell: ControllerShell;
+  private readonly logger: Logger;
+
+  constructor(private readonly options: LockResolverOptions) {
+    this.logger = options.logger.child({ controller: this.name });
+    this.shell = new ControllerShell({
+      ...options,
+      name: this.name,
+      workers: 1,
+      watches: [watchKind({ kind: LOCK })],
+      reconcile: (key, signal) => this.reconcile(key, signal),
+      errors: { keyField: 'lock', level: 'warn', causes: true },
+    });
+  }
+
+  async start(signal?: AbortSignal): Promise<void> {
+    await this.shell.start(signal);
+  }
+
+  async stop(deadline: AbortSignal): Promise<void> {
+    await this.shell.stop(deadline);
+  }
+
+  /** Reconciles the Lock, read fresh; a failure to install is on its Resolved condition and retried with backoff. */
+  async reconcile(name: string, signal: AbortSignal): Promise<ReconcileResult> {
+    if (name !== LOCK_NAME) return {};
+    const lock = await getIfExists<Lock>(this.options.client, `${LOCKS}/${name}`, signal);
+    if (lock === undefined || lock.metadata.deletionTimestamp !== undefined || (lock.packages ?? []).length === 0) {
+      return {};
+    }
+    const step = nextStep(lock.packages ?? [], { providers: this.options.providers });
+    const { problem, retry } = await this.act(lock, step, signal);
+    await writeStatus(
+      this.options,
+      { path: `${LOCKS}/${name}`, stored: lock.status },
+      { conditions: [resolvedCondition(problem)] },
+      signal,
+    );
+    // An install that failed is retried with backoff; the graph's own problems wait for the Lock to change.
+    if (retry) throw new Error(`cannot install dependency: ${problem ?? ''}`);
+    return {};
+  }
+
+  /** Does what the step says; the problem to report, if any, and whether to retry. */
+  private async act(
+    lock: Lock,
+    step: ResolveStep,
+    signal: AbortSignal,
+  ): Promise<{ problem?: string; retry?: boolean }> {
+    switch (step.kind) {
+      case 'resolved':
+        return {};
+      case 'failed':
+        return { problem: step.message };
+      case 'skipped':
+        return { problem: this.skipped(lock, step.skipped) };
+      case 'install': {
+        const problem = await this.install(lock, step.dependency, step.constraints, signal);
+        if (problem !== undefined) return { problem, retry: true };
+        return step.skipped.length > 0 ? { problem: this.skipped(lock, step.skipped) } : {};
+      }
+    }
+  }
+
+  private skipped(lock: Lock, sources: readonly string[]): string {
+    const message = `${PROVIDERS_DISABLED}: [${sources.join(' ')}]`;
+    if (lock.status?.conditions?.find((c) => c.type === 'Resolved')?.message !== resolvedCondition(message).message) {
+      this.event(lock, 'Warning', message);
+    }
+    return message;
+  }
+
+  /** Creates the dependency's package object; the problem when it cannot. */
+  private async install(
+    lock: Lock,
+    dep: Dependency,
+    constraints: readonly string[],
+    signal: AbortSignal,
+  ): Promise<string | undefined> {
+    const type = typeOf(dep);
+    if (type === undefined) {
+      return 'cannot construct dependency package: encountered an invalid dependency: package dependencies must specify either a valid type, or an explicit apiVersion, kind, and package';
+    }
+    const parents = (lock.packages ?? []).filter((p) => p.dependencies.some((d) => d.package === dep.package));
+    const version = await this.versionOf(dep, constraints, parents, signal);
+    if (version.problem !== undefined) return version.problem;
+    const kind = PACKAGE_KINDS[type];
+    const separator = version.value.startsWith('sha256:') ? '@' : ':';
+    let repository: string;
+    try {
+      repository = parseReference(`${dep.package}${separator}${version.value}`).repository;
+    } catch (err) {
+      return `dependency package is not valid: ${errorMessage(err)}`;
+    }
+    const object = {
+      apiVersion: kind.apiVersion,
+      kind: kind.kind,
+      metadata: { name: packageNameOf(repository) },
+      spec: { package: `${dep.package}${separator}${version.value}` },
+    };
+    try {
+      await this.options.client.request('POST', `/apis/pkg.crossplane.io/v1/${kind.path}`, { body: object, signal });
+      this.event(
+        lock,
+        'Normal',
+        `Installed dependency ${kind.kind} "${object.metadata.name}" at ${object.spec.package}`,
+      );
+    } catch (err) {
+      if (!isAlreadyExists(err)) return `cannot create dependency package: ${errorMessage(err)}`;
+    }
+    return undefined;
+  }
+
+  private async versionOf(
+    dep: Dependency,
+    constraints: readonly string[],
+    parents: readonly LockPackage[],
+    signal: AbortSignal,
+  ): Promise<{ value: string; problem?: undefined } | { problem: string }> {
+    const wanted = wantedOf(constraints);
+    if ('problem' in wanted) return { problem: `cannot find dependency version to install: ${wanted.problem}` };
+    if ('digest' in wanted) return { value: wanted.digest };
+    let tags: string[];
+    try {
+      tags = await this.options.tags(dep.package, parents, signal);
+    } catch (err) {
+      return {
+        problem: `cannot find dependency version to install: cannot fetch dependency package tags: ${errorMessage(err)}`,
+      };
+    }
+    const tag = chooseTag(tags, wanted.ranges);
+    if (tag !== undefined) return { value: tag };
+    const shown = constraints.length === 1 ? (constraints[0] ?? '') : `[${constraints.join(' ')}]`;
+    return {
+      problem: `dependency (${dep.package}) does not have a valid version to upgrade that satisfies all constraints. If there is a valid version that requires downgrade, manual intervention is required. Constraints: ${shown}`,
+    };
+  }
+
+  private event(lock: Lock, type: 'Normal' | 'Warning', message: string): void {
+    this.logger.debug({ message }, 'lock resolver');
+    this.options.events.event({ ...LOCK, metadata: lock.metadata }, { type, reason: 'ResolveDependencies', message });
+  }
+}
