@@ -79,7 +79,7 @@ export interface FunctionPackageControllerOptions {
    * The Lock, where the active revision is listed (without dependencies: a Function's dependsOn is not read) so the
    * packages depending on it find it installed, and inactive ones are removed. None by default.
    */
-  lock?: Pick<LockManager, 'record' | 'removeSelf'>;
+  lock?: Pick<LockManager, 'record' | 'recordUnlessListed' | 'removeSelf'>;
 }
 
 /**
@@ -201,7 +201,7 @@ export class FunctionPackageController implements Lifecycle {
     const others = revisions.filter((r) => r.metadata.name !== current.metadata.name);
     // Before the runtime: a dependency is installed once its revision exists, as upstream's revision adds itself to
     // the Lock before its runtime is up.
-    await this.updateLock(current, others, signal);
+    await this.updateLock(fn.metadata.name, current, others, signal);
     let currentHealthy = false;
     if (current.spec.desiredState === 'Active') {
       currentHealthy = await this.reconcileActive(current, signal);
@@ -224,11 +224,21 @@ export class FunctionPackageController implements Lifecycle {
     return healthy.status === 'True' && others.every((r) => r.spec.desiredState !== 'Active');
   }
 
-  /** Lists the active revision in the Lock and removes the others; a failure is logged, the runtime is unaffected. */
-  private async updateLock(current: FunctionRevision, others: FunctionRevision[], signal: AbortSignal): Promise<void> {
+  /**
+   * Lists the active revision in the Lock and removes the others, and the entry a built-in had; a failure is logged,
+   * the runtime is unaffected.
+   */
+  private async updateLock(
+    functionName: string,
+    current: FunctionRevision,
+    others: FunctionRevision[],
+    signal: AbortSignal,
+  ): Promise<void> {
     const lock = this.options.lock;
     if (lock === undefined) return;
     try {
+      // The entry it had while a built-in served it (recordBuiltin).
+      await lock.removeSelf(functionName, signal, 'Function');
       for (const r of [current, ...others].filter((r) => r.spec.desiredState !== 'Active')) {
         await lock.removeSelf(r.metadata.name, signal);
       }
@@ -277,6 +287,25 @@ export class FunctionPackageController implements Lifecycle {
     }
     const conditions = [runtime(choice), installed(true, choice.message), health('Healthy', true, choice.message)];
     await this.writeStatus(statusOf(fn), conditions, fields, signal);
+    await this.recordBuiltin(fn, signal);
+  }
+
+  /**
+   * A Function a built-in serves has no active revision, yet packages depending on it must find it installed: unless
+   * the Lock lists its package already (a revision Crossplane installed, kept there until it is deleted), it is listed
+   * under its own name (no revision is named so: theirs end in a digest) at its package's version, and leaves the Lock
+   * when it runs as a package again or is deleted (lock/departures.ts). A failure is logged only.
+   */
+  private async recordBuiltin(fn: FunctionPackage, signal: AbortSignal): Promise<void> {
+    const image = fn.spec?.package ?? '';
+    await this.options.lock
+      ?.recordUnlessListed({ name: fn.metadata.name, type: 'Function', image }, signal)
+      .catch((err: unknown) => {
+        this.options.logger.warn(
+          { controller: this.name, function: fn.metadata.name, err: errorMessage(err) },
+          'cannot update the package Lock',
+        );
+      });
   }
 
   /** An older runtime serves until the current revision is active and healthy; then it is retired. */

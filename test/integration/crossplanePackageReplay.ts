@@ -1,4 +1,5 @@
 import { CONTENT_TYPE, type KubeClient, type KubeObject } from '../../src/kube/index.js';
+import { get } from './engine.js';
 import {
   create,
   CROSSPLANE,
@@ -190,4 +191,58 @@ async function recorded<T extends KubeObject>(
 
 function now(): string {
   return new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+}
+
+/** A package as Crossplane v2.3's revision dependency manager lists it in the Lock. */
+export interface CrossplaneLockPackage {
+  /** The revision's name. */
+  name: string;
+  kind: 'Configuration' | 'Provider' | 'Function';
+  /** The revision's spec.image. */
+  image: string;
+}
+
+export const LOCK_FINALIZER = 'lock.pkg.crossplane.io';
+export const LOCK_REF = { apiVersion: 'pkg.crossplane.io/v1beta1', kind: 'Lock', metadata: { name: 'lock' } };
+
+/**
+ * The Lock as Crossplane v2.3 leaves it once `packages` are installed: the revision's dependency manager
+ * (internal/controller/pkg/revision/dependency.go) creates `lock` when missing and adds each revision with an Update
+ * (apiVersion and kind of its package, no type; source without tag; the tag as version; its dependencies, none here),
+ * and the resolver (internal/controller/pkg/resolver/reconciler.go) adds its finalizer with an Update and sets
+ * Resolved True with a Status().Update. A Lock other test files left is kept, its packages too.
+ */
+export async function crossplaneLock(client: KubeClient, packages: readonly CrossplaneLockPackage[]): Promise<Stored> {
+  type Lock = Stored & { packages?: Record<string, unknown>[] };
+  let lock = await get<Lock>(client, LOCK_REF);
+  lock ??= await create<Lock>(client, { ...LOCK_REF, metadata: { name: 'lock' } }, CROSSPLANE);
+  const listed = new Set((lock.packages ?? []).map((p) => p.name));
+  const added = packages
+    .filter((p) => !listed.has(p.name))
+    .map((p) => {
+      const at = p.image.lastIndexOf(':');
+      return {
+        apiVersion: PKG,
+        kind: p.kind,
+        name: p.name,
+        source: p.image.slice(0, at),
+        version: p.image.slice(at + 1),
+        dependencies: [],
+      };
+    });
+  lock = await put<Lock>(client, { ...lock, packages: [...(lock.packages ?? []), ...added] });
+  const finalizers = lock.metadata.finalizers ?? [];
+  if (!finalizers.includes(LOCK_FINALIZER)) {
+    lock = await put<Lock>(client, {
+      ...lock,
+      metadata: { ...lock.metadata, finalizers: [...finalizers, LOCK_FINALIZER] },
+    });
+  }
+  const resolved = {
+    type: 'Resolved',
+    status: 'True',
+    reason: 'DependencyResolutionSucceeded',
+    lastTransitionTime: now(),
+  };
+  return put<Lock>(client, { ...lock, status: { conditions: [resolved] } }, '/status');
 }

@@ -10,8 +10,11 @@ import { buildPackage } from '../unit/fakes/xpkg.js';
 import { pullSecret } from '../unit/fakes/registry.js';
 import {
   crossplaneInstall,
+  crossplaneLock,
   crossplaneResync,
   friendlyId,
+  LOCK_FINALIZER,
+  LOCK_REF,
   LABEL_PACKAGE,
   REVISION_FINALIZER,
   type PackageInstall,
@@ -50,6 +53,8 @@ import { TestRegistry } from './registry.js';
 // compositor left.
 
 const NS = 'migration-packages-system';
+/** The digest the replayed Function revisions are named with: their packages are not pulled. */
+const ZERO_DIGEST = `sha256:${'0'.repeat(64)}`;
 const NAMESPACE = 'migration-packages';
 const NAME = 'platform-apis';
 // A group of its own (no other test's group is part of it), since the migration tests count writes by group.
@@ -113,6 +118,16 @@ describe('migration of a Configuration Crossplane installed, and back', function
     const installed = await crossplaneInstall(client, install);
     revisionName = installed.revision.metadata.name;
     expect(revisionName).to.equal(friendlyId(NAME, pkg.digest));
+    // The Lock: the Configuration's revision, and the revisions of the Functions its Composition calls (Crossplane
+    // ran them from their packages; their revisions are not replayed, compositor serves them in-process).
+    await crossplaneLock(client, [
+      { name: revisionName, kind: 'Configuration', image: ref },
+      ...functions().map((fn) => ({
+        name: friendlyId(fn.metadata.name, ZERO_DIGEST),
+        kind: 'Function' as const,
+        image: String((fn as { spec?: { package?: string } }).spec?.package),
+      })),
+    ]);
     // What Crossplane's XRD and Composition controllers made of the package's objects.
     const [definition, comp] = installed.objects as [Owned, Owned];
     await create(client, crossplaneXrCrd(definition), 'crossplane');
@@ -132,7 +147,7 @@ describe('migration of a Configuration Crossplane installed, and back', function
       composedName: 'app-crossplane',
       data: { image: 'nginx:1.27' },
     });
-    for (const object of [CONFIGURATION, installed.revision, ...objects, xr])
+    for (const object of [CONFIGURATION, installed.revision, LOCK_REF, ...objects, xr])
       uids.set(object.kind, await uidOf(object));
     uids.set('ConfigMap', await uidOf(CONFIG_MAP));
     cacheDir = await mkdtemp(join(tmpdir(), 'xpkg-cache-'));
@@ -147,12 +162,18 @@ describe('migration of a Configuration Crossplane installed, and back', function
       await remove(client, object).catch(() => undefined);
     }
     await remove(client, CONFIGURATION).catch(() => undefined);
+    // The Lock without what Crossplane's replay added: its entries and its finalizer (its resolver would remove that
+    // once no package is left).
+    const lock = await get<Stored & { packages?: { name: string }[] }>(client, LOCK_REF);
+    const replayed = new Set([revisionName, ...functions().map((fn) => friendlyId(fn.metadata.name, ZERO_DIGEST))]);
+    const kept = (lock?.packages ?? []).filter((p) => !replayed.has(p.name));
+    await mergePatch(client, LOCK_REF, { metadata: { finalizers: null }, packages: kept }).catch(() => undefined);
     await registry.stop();
     if (cacheDir !== undefined) await rm(cacheDir, { recursive: true, force: true });
   });
 
   it('adopts what Crossplane installed: nothing recreated or written, no new revision, the same controllers', async () => {
-    const packaged = [CONFIGURATION, { ...REVISION, metadata: { name: revisionName } }, ...objects];
+    const packaged = [CONFIGURATION, { ...REVISION, metadata: { name: revisionName } }, LOCK_REF, ...objects];
     const versions = new Map<string, string | undefined>();
     for (const object of packaged)
       versions.set(object.kind, (await must<Stored>(client, object)).metadata.resourceVersion);
@@ -209,6 +230,12 @@ describe('migration of a Configuration Crossplane installed, and back', function
     }
     const revision = await must<Owned>(client, { ...REVISION, metadata: { name: revisionName } });
     expect(revision.metadata.finalizers, "Crossplane's finalizer").to.deep.equal([REVISION_FINALIZER]);
+    const lock = await must<Owned & { packages?: { name: string }[] }>(client, LOCK_REF);
+    expect(lock.metadata.finalizers, "the Lock keeps Crossplane's finalizer").to.include(LOCK_FINALIZER);
+    expect(
+      lock.packages?.map((p) => p.name),
+      'the Lock lists the revision',
+    ).to.include(revisionName);
     const cm = await must<Stored>(client, CONFIG_MAP);
     expect(cm.metadata.uid, 'the composed ConfigMap').to.equal(uids.get('ConfigMap'));
   });

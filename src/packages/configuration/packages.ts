@@ -1,12 +1,14 @@
 // The Configuration half of the package manager as one engine part: the OCI client with its cache, the
-// Configuration and ConfigurationRevision controllers sharing it, and the Lock's resolver, which installs the
-// dependencies of every kind of package (Providers only with --enable-providers).
+// Configuration and ConfigurationRevision controllers sharing it, the Lock's resolver, which installs the
+// dependencies of every kind of package (Providers only with --enable-providers), and the departures of deleted
+// revisions of every kind from the Lock.
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../../base/index.js';
 import type { ControllerContext, ControllerSettings } from '../../controller/index.js';
 import { startInOrder, stopInReverse, type Lifecycle } from '../../lifecycle/index.js';
 import { parentCredentials } from '../lock/credentials.js';
+import { RevisionDepartures } from '../lock/departures.js';
 import { LockManager } from '../lock/manager.js';
 import { LockResolver } from '../lock/resolverController.js';
 import { Puller, type Fetch } from '../oci/index.js';
@@ -50,6 +52,11 @@ export class ConfigurationPackages implements Lifecycle {
           const credentials = await parentCredentials(options, parents, signal);
           return puller.tags(source, { credentials, signal });
         },
+      }),
+      new RevisionDepartures({
+        ...options,
+        dependencies,
+        types: options.providers === true ? ['Configuration', 'Function', 'Provider'] : ['Configuration', 'Function'],
       }),
     ];
   }

@@ -95,7 +95,8 @@ export class ConfigurationRevisionController implements Lifecycle {
   async reconcile(name: string, signal: AbortSignal): Promise<ReconcileResult> {
     const path = `${this.kind.revisions}/${name}`;
     const rev = await getIfExists<ConfigurationRevision>(this.options.client, path, signal);
-    // Deleted: the API server's garbage collector removes what only it owned; there is no lock to leave.
+    // Deleted: the API server's garbage collector removes what only it owned; the revision leaves the Lock in
+    // lock/departures.ts.
     if (rev === undefined || rev.metadata.deletionTimestamp !== undefined) return {};
     const self = ownerRefTo(this.kind, rev);
     if (rev.spec.desiredState !== 'Active') await this.leaveLock(rev, signal);

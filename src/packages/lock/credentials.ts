@@ -6,6 +6,7 @@ import { getIfExists, type KubeClient } from '../../kube/index.js';
 import { pullOptions } from '../configuration/pull.js';
 import type { KeyedCredentials } from '../oci/index.js';
 import type { LocalObjectReference } from '../types.js';
+import { typeOf } from './dependencies.js';
 import type { LockPackage, PackageType } from './types.js';
 
 const REVISIONS: Record<PackageType, string> = {
@@ -21,7 +22,9 @@ export async function parentCredentials(
 ): Promise<KeyedCredentials[]> {
   const secrets: LocalObjectReference[] = [];
   for (const parent of parents) {
-    const path = `${REVISIONS[parent.type]}/${parent.name}`;
+    const type = typeOf(parent);
+    if (type === undefined) continue;
+    const path = `${REVISIONS[type]}/${parent.name}`;
     const revision = await getIfExists<{ spec?: { packagePullSecrets?: LocalObjectReference[] } }>(
       deps.client,
       path,

@@ -27,8 +27,8 @@ export function dependenciesOf(meta: PackageMeta): Dependency[] {
   });
 }
 
-/** The package type of a dependency: its type, else the one its kind names. */
-export function typeOf(dep: Dependency): PackageType | undefined {
+/** The package type of a dependency or a Lock package: its type, else the one its kind names. */
+export function typeOf(dep: Pick<Dependency, 'type' | 'apiVersion' | 'kind'>): PackageType | undefined {
   if (dep.type !== undefined) return dep.type;
   if (dep.apiVersion?.startsWith('pkg.crossplane.io/') !== true) return undefined;
   return TYPED.find(([, type]) => type === dep.kind)?.[1];

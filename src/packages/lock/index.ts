@@ -3,8 +3,15 @@
 // resolver installs what the Lock's packages depend on and no package provides (resolverController.ts).
 export { checkLock, satisfies, type DependencyCounts, type LockCheck } from './check.js';
 export { dependenciesOf, typeOf } from './dependencies.js';
+export { REVISION_FINALIZER, RevisionDepartures, type RevisionDeparturesOptions } from './departures.js';
 export { LockManager, lockPackageOf, type DependencyManager, type RevisionInLock } from './manager.js';
 export { nextStep, packageNameOf, type ResolveOptions, type ResolveStep } from './resolve.js';
-export { LockResolver, PROVIDERS_DISABLED, resolvedCondition, type LockResolverOptions } from './resolverController.js';
+export {
+  LOCK_FINALIZER,
+  LockResolver,
+  PROVIDERS_DISABLED,
+  resolvedCondition,
+  type LockResolverOptions,
+} from './resolverController.js';
 export { chooseTag, wantedOf, type Wanted } from './version.js';
 export * from './types.js';

@@ -5,15 +5,18 @@ import { getIfExists, isAlreadyExists, type KubeClient } from '../../kube/index.
 import { packageSource, parseReference } from '../oci/index.js';
 import type { PackageMeta } from '../xpkg/index.js';
 import { checkLock, type DependencyCounts } from './check.js';
-import { dependenciesOf } from './dependencies.js';
+import { dependenciesOf, typeOf } from './dependencies.js';
 import { LOCK, LOCK_NAME, LOCKS, type Lock, type LockPackage, type PackageType } from './types.js';
 
 /** What a package revision needs of the Lock. */
 export interface DependencyManager {
   /** Records the revision in the Lock and counts its dependencies; `problem` says why it is not healthy yet. */
   resolve(revision: RevisionInLock, meta: PackageMeta, signal: AbortSignal): Promise<DependencyCounts>;
-  /** Removes the revision from the Lock; nothing when it is not there or there is no Lock. */
-  removeSelf(name: string, signal: AbortSignal): Promise<void>;
+  /**
+   * Removes the revision from the Lock; nothing when it is not there or there is no Lock. With a type, only an entry of
+   * that type: revisions of different kinds may share a name.
+   */
+  removeSelf(name: string, signal: AbortSignal, type?: PackageType): Promise<void>;
 }
 
 export interface RevisionInLock {
@@ -42,11 +45,23 @@ export class LockManager implements DependencyManager {
     await this.resolve(revision, meta, signal);
   }
 
-  async removeSelf(name: string, signal: AbortSignal): Promise<void> {
+  /**
+   * Records a package no revision of compositor's runs (a Function a built-in serves) under `revision.name`, unless the
+   * Lock lists its source already: a revision Crossplane's package manager recorded stands for it as it is.
+   */
+  async recordUnlessListed(revision: RevisionInLock, signal: AbortSignal): Promise<void> {
+    const lock = await getIfExists<Lock>(this.client, `${LOCKS}/${LOCK_NAME}`, signal);
+    const source = packageSource(parseReference(revision.image));
+    if ((lock?.packages ?? []).some((p) => p.source === source && typeOf(p) === revision.type)) return;
+    await this.record(revision, signal);
+  }
+
+  async removeSelf(name: string, signal: AbortSignal, type?: PackageType): Promise<void> {
     const lock = await getIfExists<Lock>(this.client, `${LOCKS}/${LOCK_NAME}`, signal);
     const packages = lock?.packages ?? [];
-    if (lock === undefined || !packages.some((p) => p.name === name)) return;
-    const kept = packages.filter((p) => p.name !== name);
+    const isSelf = (p: LockPackage): boolean => p.name === name && (type === undefined || typeOf(p) === type);
+    if (lock === undefined || !packages.some(isSelf)) return;
+    const kept = packages.filter((p) => !isSelf(p));
     await this.client.request('PUT', `${LOCKS}/${LOCK_NAME}`, { body: { ...lock, packages: kept }, signal });
   }
 
@@ -66,12 +81,16 @@ export class LockManager implements DependencyManager {
   }
 }
 
-/** The revision as a Lock package: its source without tag or digest, the tag or digest as its version. */
+/**
+ * The revision as a Lock package, as Crossplane v2.3 writes it (internal/controller/pkg/revision/dependency.go): its
+ * package kind as apiVersion and kind, its source without tag or digest, the tag or digest as its version.
+ */
 export function lockPackageOf(revision: RevisionInLock, meta: PackageMeta): LockPackage {
   const ref = parseReference(revision.image);
   return {
     name: revision.name,
-    type: revision.type,
+    apiVersion: 'pkg.crossplane.io/v1',
+    kind: revision.type,
     source: packageSource(ref),
     version: ref.digest ?? ref.tag ?? '',
     dependencies: dependenciesOf(meta),

@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import { errorMessage, type Clock } from '../../base/index.js';
 import { ControllerShell, watchKind, type ControllerContext, type ControllerSettings } from '../../controller/index.js';
-import { getIfExists, isAlreadyExists } from '../../kube/index.js';
+import { CONTENT_TYPE, getIfExists, isAlreadyExists, isNotFound, removeFinalizerPatch } from '../../kube/index.js';
 import type { Lifecycle } from '../../lifecycle/index.js';
 import type { ReconcileResult } from '../../queue/index.js';
 import { writeStatus } from '../configuration/status.js';
@@ -36,6 +36,9 @@ const PACKAGE_KINDS: Record<PackageType, { apiVersion: string; kind: string; pat
   Provider: { apiVersion: 'pkg.crossplane.io/v1', kind: 'Provider', path: 'providers' },
   Function: { apiVersion: 'pkg.crossplane.io/v1', kind: 'Function', path: 'functions' },
 };
+
+/** Upstream's Lock finalizer. */
+export const LOCK_FINALIZER = 'lock.pkg.crossplane.io';
 
 /** Why a Provider dependency stays missing while compositor does not install Providers. */
 export const PROVIDERS_DISABLED =
@@ -82,9 +85,12 @@ export class LockResolver implements Lifecycle {
   async reconcile(name: string, signal: AbortSignal): Promise<ReconcileResult> {
     if (name !== LOCK_NAME) return {};
     const lock = await getIfExists<Lock>(this.options.client, `${LOCKS}/${name}`, signal);
-    if (lock === undefined || lock.metadata.deletionTimestamp !== undefined || (lock.packages ?? []).length === 0) {
+    if (lock === undefined) return {};
+    if ((lock.packages ?? []).length === 0) {
+      await this.releaseFinalizer(lock, signal);
       return {};
     }
+    if (lock.metadata.deletionTimestamp !== undefined) return {};
     const step = nextStep(lock.packages ?? [], { providers: this.options.providers });
     const { problem, retry } = await this.act(lock, step, signal);
     await writeStatus(
@@ -96,6 +102,20 @@ export class LockResolver implements Lifecycle {
     // An install that failed is retried with backoff; the graph's own problems wait for the Lock to change.
     if (retry) throw new Error(`cannot install dependency: ${problem ?? ''}`);
     return {};
+  }
+
+  /**
+   * An empty Lock loses upstream's finalizer (`lock.pkg.crossplane.io`, on the Lock Crossplane's resolver made), as
+   * upstream's resolver removes it then, so deleting the Lock after every package finishes. compositor adds none.
+   */
+  private async releaseFinalizer(lock: Lock, signal: AbortSignal): Promise<void> {
+    const patch = removeFinalizerPatch(lock.metadata.finalizers, LOCK_FINALIZER);
+    if (patch === undefined) return;
+    await this.options.client
+      .request('PATCH', `${LOCKS}/${lock.metadata.name}`, { body: patch, contentType: CONTENT_TYPE.jsonPatch, signal })
+      .catch((err: unknown) => {
+        if (!isNotFound(err)) throw new Error(`cannot remove lock finalizer: ${errorMessage(err)}`, { cause: err });
+      });
   }
 
   /** Does what the step says; the problem to report, if any, and whether to retry. */

@@ -17,11 +17,16 @@ export interface Dependency {
   constraints: string;
 }
 
-/** A package in the lock: an active package revision. */
+/**
+ * A package in the lock: an active package revision. Crossplane v2 names its kind with `apiVersion` and `kind` (the
+ * package's, not the revision's) and leaves `type` out; v1 wrote `type`. Read either with typeOf.
+ */
 export interface LockPackage {
   /** The package revision's name. */
   name: string;
-  type: PackageType;
+  type?: PackageType;
+  apiVersion?: string;
+  kind?: string;
   /** The OCI image name without a tag or digest. */
   source: string;
   /** The tag or digest of the revision's image. */

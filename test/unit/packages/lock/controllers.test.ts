@@ -4,7 +4,13 @@ import { reconcileLimits } from '../../../../src/base/index.js';
 import { RecordingEventSink, type KubeObject } from '../../../../src/kube/index.js';
 import { createMetrics } from '../../../../src/metrics/index.js';
 import { ConfigurationRevisionController } from '../../../../src/packages/configuration/index.js';
-import { LockManager, LockResolver, PROVIDERS_DISABLED, type Lock } from '../../../../src/packages/lock/index.js';
+import {
+  LOCK_FINALIZER,
+  LockManager,
+  LockResolver,
+  PROVIDERS_DISABLED,
+  type Lock,
+} from '../../../../src/packages/lock/index.js';
 import type { FetchedPackage } from '../../../../src/packages/xpkg/index.js';
 import { ReconcileLimiter } from '../../../../src/queue/index.js';
 import { CORE_KINDS, FakeApiServer, FakeInformers } from '../../fakes/index.js';
@@ -113,7 +119,8 @@ describe('lock: revisions and the resolver', () => {
     expect(lock(server)?.packages).to.deep.equal([
       {
         name: 'app-111111111111',
-        type: 'Configuration',
+        apiVersion: 'pkg.crossplane.io/v1',
+        kind: 'Configuration',
         source: 'xpkg.example.org/org/app',
         version: 'v1.0.0',
         dependencies: [
@@ -218,5 +225,19 @@ describe('lock: revisions and the resolver', () => {
     server.put({ ...revision(server), spec: { ...revision(server)?.spec, desiredState: 'Inactive' } } as Stored);
     await revisions.reconcile('app-111111111111', signal);
     expect(lock(server)?.packages).to.deep.equal([]);
+  });
+
+  it("removes upstream's finalizer from an empty Lock only, so deleting it after every package finishes", async () => {
+    const { server, resolver } = world({});
+    const adopted = { apiVersion: LOCK_API, kind: 'Lock', metadata: { name: 'lock', finalizers: [LOCK_FINALIZER] } };
+    server.put({
+      ...adopted,
+      packages: [{ name: 'x', type: 'Function', source: FN, version: 'v0.8.1', dependencies: [] }],
+    });
+    await resolver.reconcile('lock', signal);
+    expect(lock(server)?.metadata.finalizers, 'a Lock listing packages keeps it').to.deep.equal([LOCK_FINALIZER]);
+    server.put({ ...lock(server), packages: [] } as unknown as KubeObject);
+    await resolver.reconcile('lock', signal);
+    expect(lock(server)?.metadata.finalizers ?? []).to.deep.equal([]);
   });
 });
