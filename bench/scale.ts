@@ -6,6 +6,8 @@
 // Requests are counted twice: by the API server itself (apiserver_request_total by verb and resource, the
 // benchmark's own requests subtracted: harness/serverRequests.ts), for any controller, in `apiServer`; and by
 // compositor's own client (rest_client_requests_total), null for another controller. `countedAt` says which is which.
+// Event writes are counted apart in `events`, both Event APIs (core `events`, as Crossplane writes them, and
+// `events.k8s.io`), while converging and until the end of the idle window, since a controller may write them late.
 // CPU while converging is counted per process (`apiServer.converging.cpu`: the controller's tree, kube-apiserver and
 // etcd from /proc, the benchmark's own) with the cores they kept busy, so a run bound by the machine says so.
 // Usage: npm run bench:scale -- [--xrs 1000] [--composed 3] [--max-reconcile-rate <n>] [--realtime=false]
@@ -59,7 +61,9 @@ import {
   mark,
   serverCpuBetween,
   serverPhase,
+  eventWritesOf,
   ownBetween,
+  writesOf,
   QUIET_API_SERVER_ARGS,
   requestKeyOf,
   type CountMark,
@@ -133,6 +137,8 @@ export interface ScaleResult {
   apiWritesPerXr: number | null;
   /** Counted by the API server (apiserver_request_total), the benchmark's own requests subtracted; any controller. */
   apiServer: ServerFigures;
+  /** Event writes at the API server, both Event APIs: how many Events new XRs cost, and when they were written. */
+  events: EventFigures;
   /** Where each request and reconcile figure was counted. */
   countedAt: Record<string, string>;
   latency: LatencyFigures;
@@ -176,6 +182,18 @@ export interface ServerFigures {
     benchmarkOwn: RequestCounts;
   };
   idle: ServerPhase & { writesPerMinute: number; readsPerMinute: number };
+}
+
+export interface EventFigures {
+  /** Event writes from the first create until all Ready, by request key (core `events` and `events.k8s.io`). */
+  converging: RequestCounts;
+  convergingPerXr: number;
+  /**
+   * From the first create until the end of the idle window (the latency samples between): a controller that writes
+   * its Events behind a queue, one at a time, writes many of them after all Ready, where `converging` misses them.
+   */
+  untilIdleEnd: RequestCounts;
+  untilIdleEndPerXr: number;
 }
 
 const NAMESPACE = 'bench-scale';
@@ -378,6 +396,8 @@ async function measureLatency(client: KubeClient, options: ScaleOptions, progres
 
 interface Idle {
   server: ServerFigures['idle'];
+  /** The count at the end of the idle window. */
+  until: CountMark;
   writesPerMinute: number | null;
   reconcilesPerMinute: number | null;
   rssBytes: number;
@@ -410,6 +430,7 @@ async function measureIdle(
   if (!before || !after) {
     return {
       server,
+      until: to,
       writesPerMinute: null,
       reconcilesPerMinute: null,
       rssBytes,
@@ -421,12 +442,24 @@ async function measureIdle(
   const reconciles = reconcileCount(after, api) - reconcileCount(before, api);
   return {
     server,
+    until: to,
     writesPerMinute: round((writes(after) - writes(before)) / minutes, 1),
     reconcilesPerMinute: round(reconciles / minutes, 1),
     rssBytes,
     heapUsedMiB: round(sum(after, 'nodejs_heap_size_used_bytes') / MIB, 1),
     heapTotalMiB: round(sum(after, 'nodejs_heap_size_total_bytes') / MIB, 1),
     externalMiB: round(sum(after, 'nodejs_external_memory_bytes') / MIB, 1),
+  };
+}
+
+function eventFigures(converging: ServerPhase, untilIdleEnd: ServerPhase, xrs: number): EventFigures {
+  const early = eventWritesOf(converging.byRequest);
+  const late = eventWritesOf(untilIdleEnd.byRequest);
+  return {
+    converging: early,
+    convergingPerXr: round(writesOf(early) / xrs, 2),
+    untilIdleEnd: late,
+    untilIdleEndPerXr: round(writesOf(late) / xrs, 2),
   };
 }
 
@@ -551,6 +584,8 @@ const COUNTED_AT: Record<string, string> = {
     "kube-apiserver's process_cpu_seconds_total from the first create until all Ready; the benchmark's own creates and watch included",
   'apiServer.converging.cpu':
     'utime + stime from /proc/<pid>/stat of the controller process tree and each control plane process, process.cpuUsage() of the benchmark, from the first create until all Ready was seen',
+  events:
+    "apiserver_request_total's writes of core events and events.k8s.io Events (POST, PATCH, PUT), the benchmark's own subtracted (it writes none)",
   reconciles: "compositor's controller_runtime_reconcile_total for the XR kind",
   rss: 'VmRSS of the controller process tree, sampled every 250 ms',
 };
@@ -644,6 +679,7 @@ async function runScaleWith(
         },
         idle: idle.server,
       },
+      events: eventFigures(converging, serverPhase(run.server.from, idle.until), options.xrs),
       countedAt: COUNTED_AT,
       latency,
       idleSeconds: options.idleMs / 1000,

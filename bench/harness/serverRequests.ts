@@ -180,6 +180,21 @@ export function readsOf(counts: RequestCounts): number {
   return Object.entries(counts).reduce((t, [key, n]) => t + (SERVER_READ_VERBS.has(verbOfKey(key)) ? n : 0), 0);
 }
 
+/**
+ * The Event writes among the counts, by request key: both Event APIs, core `events` (client-go's record package, which
+ * controller-runtime's GetEventRecorderFor and so Crossplane write through) and `events.k8s.io` (compositor's), so two
+ * controllers are compared whichever API each uses.
+ */
+export function eventWritesOf(counts: RequestCounts): RequestCounts {
+  const verbs = new Set<string>(SERVER_WRITE_VERBS);
+  return Object.fromEntries(
+    Object.entries(counts).filter(([key]) => {
+      const resource = key.slice(key.indexOf(' ') + 1);
+      return verbs.has(verbOfKey(key)) && (resource === 'events' || resource === 'events.events.k8s.io');
+    }),
+  );
+}
+
 /** kube-apiserver flags that stop its own background writes (the identity Lease renewed every 10 s). */
 export const QUIET_API_SERVER_ARGS: readonly string[] = [
   '--feature-gates=APIServerIdentity=false,UnknownVersionInteroperabilityProxy=false',

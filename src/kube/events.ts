@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import { errorMessage, systemClock, type Clock } from '../base/index.js';
+import { errorMessage, systemClock, type Clock, type TokenBucketRate } from '../base/index.js';
 import { CONTENT_TYPE, type KubeClient } from './client.js';
 import type { RequestLimiter } from './rateLimiter.js';
 import { isAlreadyExists, isNotFound } from './errors.js';
 import { aggregateKey, eventName, microTime, SeriesTable, truncateNote, type Series } from './eventAggregation.js';
+import { DEFAULT_NORMAL_EVENT_RATE, DEFAULT_SPAM_TRACKED, EventSpamFilter } from './eventSpamFilter.js';
 
 /** The object an Event is about. Whole Kubernetes objects fit; their resourceVersion is recorded when present. */
 export interface EventTarget {
@@ -44,6 +45,11 @@ export interface EventRecorderOptions {
   aggregationWindowMs?: number;
   /** Aggregate keys remembered at most; default 10,000. */
   maxTracked?: number;
+  /**
+   * Each object's budget of Normal Events: its burst, then its refill; by default client-go's, 25 then one per
+   * 5 minutes. Warnings are never limited.
+   */
+  normalEventRate?: TokenBucketRate;
 }
 
 export const DEFAULT_REPORTING_CONTROLLER = 'compositor.crossplane.io/compositor';
@@ -76,8 +82,10 @@ interface EventDetail {
  * same (object, type, reason, action, message) less than `aggregationWindowMs` after the previous one raises
  * `series.count` (the number of occurrences, so 2 on the first repeat) and `series.lastObservedTime` on the
  * existing Event with a merge patch, as client-go's events broadcaster does. At most one write per aggregate key
- * is in flight; occurrences that arrive meanwhile are coalesced into the next patch. Failures are logged at warn,
- * never thrown: events are best-effort and must not fail a reconcile.
+ * is in flight; occurrences that arrive meanwhile are coalesced into the next patch. Normal occurrences also spend
+ * their object's budget (`normalEventRate`, client-go's spam filter): one over budget is still counted in its
+ * series but starts no write, so the series' next write carries its count; Warnings are always written. Failures
+ * are logged at warn, never thrown: events are best-effort and must not fail a reconcile.
  *
  * @example
  * const recorder = new EventRecorder({ client, logger });
@@ -86,6 +94,7 @@ interface EventDetail {
  */
 export class EventRecorder implements EventSink {
   private readonly table: SeriesTable<EventDetail>;
+  private readonly budget: EventSpamFilter;
   /** The last write loop started for each aggregate key; a key's next loop waits for it. */
   private readonly writes = new Map<string, Promise<void>>();
   private readonly clock: Pick<Clock, 'now'>;
@@ -100,17 +109,24 @@ export class EventRecorder implements EventSink {
       windowMs: options.aggregationWindowMs ?? DEFAULT_AGGREGATION_WINDOW_MS,
       maxTracked: options.maxTracked ?? DEFAULT_MAX_TRACKED,
     });
+    this.budget = new EventSpamFilter({
+      rate: options.normalEventRate ?? DEFAULT_NORMAL_EVENT_RATE,
+      maxTracked: DEFAULT_SPAM_TRACKED,
+    });
   }
 
   event(target: EventTarget, input: EventInput): void {
     try {
       const detail = detailOf(target, input);
       const { type, reason, action, note } = detail;
-      const key = aggregateKey({ object: objectId(target), type, reason, action, note });
-      const series = this.table.observe(key, this.clock.now(), () => ({
-        name: newEventName(target.metadata.name),
-        detail,
-      }));
+      const object = objectId(target);
+      const now = this.clock.now();
+      const key = aggregateKey({ object, type, reason, action, note });
+      const series = this.table.observe(key, now, () => ({ name: newEventName(target.metadata.name), detail }));
+      if (type === 'Normal' && !this.budget.admitNormal(object, now)) {
+        this.options.logger.debug({ reason, object: describeTarget(target) }, 'event over its object budget');
+        return;
+      }
       this.schedule(series);
     } catch (err) {
       // Only a malformed target gets here (callers in plain JavaScript); the contract is still not to throw.

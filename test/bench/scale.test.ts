@@ -38,6 +38,7 @@ describe('bench: scale (smoke, 10 XRs)', function () {
       'idleRssMiB',
       'restart',
       'apiServer',
+      'events',
       'countedAt',
       'reconcilesPerXr',
       'targets',
@@ -90,6 +91,19 @@ describe('bench: scale (smoke, 10 XRs)', function () {
     expect(converging.cpu.coresBusy).to.be.greaterThan(0);
   });
 
+  it('counts Event writes of both Event APIs, while converging and until the end of the idle window', () => {
+    const { converging, untilIdleEnd, convergingPerXr, untilIdleEndPerXr } = result.events;
+    // compositor writes events.k8s.io Events: the two SelectComposition Events of every new XR, some of them perhaps
+    // landing just after all Ready was seen.
+    expect(untilIdleEnd['POST events.events.k8s.io'], 'Events created').to.be.at.least(2 * XRS);
+    expect(untilIdleEndPerXr).to.be.at.least(2);
+    expect(convergingPerXr).to.be.greaterThan(0);
+    for (const [key, n] of Object.entries(converging)) {
+      expect(key).to.match(/^(POST|PUT|PATCH|DELETE|DELETECOLLECTION|APPLY) events(\.events\.k8s\.io)?$/);
+      expect(untilIdleEnd[key], `${key} until the end of the idle window`).to.be.at.least(n);
+    }
+  });
+
   it('has every XR Ready with exactly its composed resources', () => {
     expect(result.allReadySeconds, 'all XRs Ready').to.be.a('number');
     expect(result.audit).to.deep.equal({
@@ -124,6 +138,19 @@ describe('bench: scale with a 3-level dependency chain (smoke, 10 XRs)', functio
       latencySamples: 5,
       readyTimeoutMs: 120_000,
     });
+  });
+
+  it('counts Event writes of both Event APIs, while converging and until the end of the idle window', () => {
+    const { converging, untilIdleEnd, convergingPerXr, untilIdleEndPerXr } = result.events;
+    // compositor writes events.k8s.io Events: the two SelectComposition Events of every new XR, some of them perhaps
+    // landing just after all Ready was seen.
+    expect(untilIdleEnd['POST events.events.k8s.io'], 'Events created').to.be.at.least(2 * XRS);
+    expect(untilIdleEndPerXr).to.be.at.least(2);
+    expect(convergingPerXr).to.be.greaterThan(0);
+    for (const [key, n] of Object.entries(converging)) {
+      expect(key).to.match(/^(POST|PUT|PATCH|DELETE|DELETECOLLECTION|APPLY) events(\.events\.k8s\.io)?$/);
+      expect(untilIdleEnd[key], `${key} until the end of the idle window`).to.be.at.least(n);
+    }
   });
 
   it('has every XR Ready with exactly its composed resources', () => {

@@ -80,6 +80,31 @@ describe('kube/EventRecorder against the API server (integration)', () => {
     });
   });
 
+  it("writes 25 of 30 distinct Normal Events about one object (client-go's budget) and every Warning", async () => {
+    const configMap = await client.request<EventTarget & { metadata: { uid: string } }>(
+      'POST',
+      `/api/v1/namespaces/${namespace}/configmaps`,
+      { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'chatty' } } },
+    );
+    for (let i = 0; i < 30; i++) {
+      recorder.event(configMap, { type: 'Normal', reason: 'Progress', message: `step ${i}` });
+    }
+    for (let i = 0; i < 3; i++) {
+      recorder.event(configMap, { type: 'Warning', reason: 'ComposeResources', message: `cannot compose ${i}` });
+    }
+    await recorder.flush();
+    expect(warnings).to.deep.equal([]);
+
+    const events = await eventsAbout(client, namespace, configMap.metadata.uid);
+    const notes = (type: string): string[] =>
+      events
+        .filter((e) => e.type === type)
+        .map((e) => e.note)
+        .sort();
+    expect(notes('Normal')).to.deep.equal(Array.from({ length: 25 }, (_, i) => `step ${i}`).sort());
+    expect(notes('Warning')).to.deep.equal(['cannot compose 0', 'cannot compose 1', 'cannot compose 2']);
+  });
+
   it('records an Event about a cluster-scoped object in default, with an over-long note the server accepts', async () => {
     const ns = await client.request<{ metadata: { name: string; uid: string } }>(
       'GET',

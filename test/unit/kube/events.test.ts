@@ -358,6 +358,57 @@ describe('kube/EventRecorder', () => {
     expect(warnings).to.have.length(1);
   });
 
+  it("writes at most an object's budget of distinct Normal Events, and every Warning beside them", async () => {
+    const { client, recorder } = setup();
+    for (let i = 0; i < 30; i++)
+      recorder.event(configMap, { type: 'Normal', reason: 'Progress', message: `step ${i}` });
+    for (let i = 0; i < 30; i++) recorder.event(configMap, { ...warning, message: `cannot compose ${i}` });
+    await recorder.flush();
+    const posted = client.calls.map((c) => (c.options.body as { type: string; note: string }).type);
+    expect(posted.filter((t) => t === 'Normal')).to.have.length(25);
+    expect(
+      posted.filter((t) => t === 'Warning'),
+      'Warnings are never limited',
+    ).to.have.length(30);
+    expect(client.body(24).note).to.equal('step 24');
+  });
+
+  it('does not charge Warnings to the Normal budget', async () => {
+    const { client, recorder } = setup({ normalEventRate: { burst: 2, perSecond: 0 } });
+    for (let i = 0; i < 5; i++) recorder.event(configMap, { ...warning, message: `cannot compose ${i}` });
+    for (let i = 0; i < 3; i++) recorder.event(configMap, { type: 'Normal', reason: 'Progress', message: `step ${i}` });
+    await recorder.flush();
+    expect(client.calls.map((c) => (c.options.body as { note: string }).note)).to.deep.equal([
+      'cannot compose 0',
+      'cannot compose 1',
+      'cannot compose 2',
+      'cannot compose 3',
+      'cannot compose 4',
+      'step 0',
+      'step 1',
+    ]);
+  });
+
+  it('counts a Normal occurrence over budget into its series, and writes the count once the budget refills', async () => {
+    const { client, recorder, clock } = setup({ normalEventRate: { burst: 1, perSecond: 1 / 300 } });
+    const normal = { type: 'Normal', reason: 'Progress', message: 'still waiting' } as const;
+    recorder.event(configMap, normal);
+    await recorder.flush();
+    clock.now = T0 + 1_000;
+    recorder.event(configMap, normal);
+    await recorder.flush();
+    expect(
+      client.calls.map((c) => c.method),
+      'the repeat over budget starts no write',
+    ).to.deep.equal(['POST']);
+
+    clock.now = T0 + 301_000;
+    recorder.event(configMap, normal);
+    await recorder.flush();
+    expect(client.calls.map((c) => c.method)).to.deep.equal(['POST', 'PATCH']);
+    expect(client.body(1)).to.deep.equal({ series: { count: 3, lastObservedTime: microTime(T0 + 301_000) } });
+  });
+
   it('remembers at most maxTracked keys, forgetting the least recently observed first', async () => {
     const { client, recorder } = setup({ maxTracked: 2 });
     const target = (uid: string): EventTarget => ({ ...configMap, metadata: { ...configMap.metadata, uid } });
