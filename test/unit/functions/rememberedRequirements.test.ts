@@ -3,6 +3,7 @@ import {
   CachingRunner,
   RememberedRequirements,
   RequirementsRunner,
+  stepFingerprint,
   type FunctionCall,
   type FunctionRunner,
   type RequiredResourceFetcher,
@@ -13,6 +14,8 @@ import {
 } from '../../../src/functions/index.js';
 
 const CM = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings' } };
+/** The step "s" of every call below: function "f", no input. */
+const STEP_F = stepFingerprint({ functionName: 'f', request: {} });
 const select = (name: string): Requirements => ({
   resources: { cm: { apiVersion: 'v1', kind: 'ConfigMap', matchName: name } },
 });
@@ -126,6 +129,24 @@ describe('functions/requirements loop seeded with the last run', () => {
     expect(h.calls[0]?.request.requiredResources).to.equal(undefined);
   });
 
+  it('does not seed a step whose input or function changed: it is asked afresh, and its answer remembered', async () => {
+    const cases: Record<string, { reason: string; changed: Partial<FunctionCall> }> = {
+      input: { reason: 'the Composition gave the step another input', changed: { request: { input: { v: 2 } } } },
+      function: { reason: 'the step now calls another function', changed: { functionName: 'g' } },
+    };
+    for (const [name, { reason, changed }] of Object.entries(cases)) {
+      const h = harness();
+      await h.reconcile('uid-a');
+      h.calls.length = 0;
+      await h.reconcile('uid-a', 's', changed);
+      expect(h.calls, `${name}: ${reason}`).to.have.length(2);
+      expect(h.calls[0]?.request.requiredResources, `${name}: first call unseeded`).to.equal(undefined);
+      h.calls.length = 0;
+      await h.reconcile('uid-a', 's', changed);
+      expect(h.calls, `${name}: seeded with what the new step asked for`).to.have.length(1);
+    }
+  });
+
   it('remembers nothing for an XR without a uid', async () => {
     const h = harness();
     await h.reconcile('');
@@ -153,7 +174,7 @@ describe('functions/requirements loop seeded with the last run', () => {
     const calls: FunctionCall[] = [];
     const wants = { requirements: select('settings') as Requirements | undefined };
     const remembered = new RememberedRequirements();
-    remembered.forXr('uid-a')?.set('s', { resources: { gone: { apiVersion: 'x.io/v1', kind: 'Gone' } } });
+    remembered.forXr('uid-a')?.set('s', STEP_F, { resources: { gone: { apiVersion: 'x.io/v1', kind: 'Gone' } } });
     const reads: ResourceSelector[] = [];
     const failOnGone: RequiredResourceFetcher = {
       fetchResources: (selector) =>
@@ -164,7 +185,7 @@ describe('functions/requirements loop seeded with the last run', () => {
     await runner.run({ functionName: 'f', step: 's', request: {} });
     expect(calls).to.have.length(2);
     expect(calls[0]?.request.requiredResources).to.equal(undefined);
-    expect(remembered.forXr('uid-a')?.get('s')).to.deep.equal(select('settings'));
+    expect(remembered.forXr('uid-a')?.get('s', STEP_F)).to.deep.equal(select('settings'));
   });
 
   it('remembers nothing from a FATAL response', async () => {
