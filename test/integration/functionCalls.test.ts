@@ -18,7 +18,8 @@ import {
 // response cache) against a real API server: the probe requires a ConfigMap and composes one. A new XR takes three
 // calls in its one reconcile (one to learn the requirement, one with it, the settling pass over what was applied,
 // seeded), and nothing more: the echoes of its own writes reconcile nothing. A changed required ConfigMap takes one
-// call, seeded. The second change is also the barrier: a call the first phase still had coming would be counted.
+// call, seeded. A second XR in the namespace is seeded from the first's requirements: two calls. Each phase is the
+// barrier of the one before: a call that one still had coming would be counted.
 describe('gRPC calls per new XR', function () {
   this.timeout(120_000);
   const api = testApi('calls.compositor.test', 'XCounted');
@@ -32,12 +33,14 @@ describe('gRPC calls per new XR', function () {
     metadata: { name: 'calls-settings', namespace: 'default' },
     data: { value },
   });
-  const xr: XrObject = {
+  const xrNamed = (name: string): XrObject => ({
     apiVersion: api.apiVersion,
     kind: api.kind,
-    metadata: { name: 'counted', namespace: 'default' },
+    metadata: { name, namespace: 'default' },
     spec: {},
-  };
+  });
+  const xr = xrNamed('counted');
+  const second = xrNamed('counted-second');
   type Reported = XrObject & { status?: { required?: { data?: { value?: string } }[] } };
 
   /** Calls compositor made to the probe: function_run_seconds_count{function}. */
@@ -52,8 +55,8 @@ describe('gRPC calls per new XR', function () {
       .filter((v) => v.labels.function === FUNCTION && String(v.metricName).endsWith('_count'))
       .reduce((total, v) => total + v.value, 0);
   };
-  const seen = async (): Promise<string | undefined> =>
-    (await get<Reported>(client, xr))?.status?.required?.[0]?.data?.value;
+  const seen = async (of = xr): Promise<string | undefined> =>
+    (await get<Reported>(client, of))?.status?.required?.[0]?.data?.value;
 
   before(async () => {
     client = controlPlane().client();
@@ -80,6 +83,7 @@ describe('gRPC calls per new XR', function () {
 
   after(async () => {
     await remove(client, xr);
+    await remove(client, second);
     await running.stop();
     await fn.stop();
     await remove(client, settings(''));
@@ -93,5 +97,21 @@ describe('gRPC calls per new XR', function () {
     await eventually('the XR sees value "second"', async () => ((await seen()) === 'second' ? true : undefined));
     const reconciles = await running.reconciles(api.controller);
     expect(await calls(), `calls (reconciles ${reconciles}; writes ${running.writeLog().join(', ')})`).to.equal(4);
+  });
+
+  it('calls twice for a new XR of a namespace where the step ran: seeded, then the settling pass', async () => {
+    const before = await calls();
+    await apply(client, second);
+    await eventually('the second XR sees value "second"', async () =>
+      (await seen(second)) === 'second' ? true : undefined,
+    );
+    await eventually('two more calls', async () => ((await calls()) >= before + 2 ? true : undefined));
+    // The barrier: the first XR's required ConfigMap changes once more, one call.
+    await apply(client, settings('third'));
+    await eventually('the XR sees value "third"', async () => ((await seen()) === 'third' ? true : undefined));
+    await eventually('the second XR sees value "third"', async () =>
+      (await seen(second)) === 'third' ? true : undefined,
+    );
+    expect(await calls(), `calls (writes ${running.writeLog().join(', ')})`).to.equal(before + 4);
   });
 });

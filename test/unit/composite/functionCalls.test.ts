@@ -138,6 +138,16 @@ describe('composite: remote function calls per XR', () => {
     expect(readiness, 'seeded: one call over the changed observed state').to.equal(1);
   });
 
+  it('a new XR of a namespace where the step ran: seeded with what it required there, one call and the settling pass', async () => {
+    const p = platformWorld();
+    await newXrSettled(p);
+    const before = p.remote.length;
+    p.world.createXr({ metadata: { name: 'second', namespace: 'default' } });
+    expect(await p.world.reconcile('default/second')).to.deep.equal({ requeueAfterMs: TTL_MS });
+    expect(p.remote.length - before).to.equal(2);
+    expect(Object.keys(p.remote[before]?.request.requiredResources ?? {})).to.deep.equal(['settings']);
+  });
+
   it("the settling pass cannot reuse the first pass's response: its request carries what the writes returned", async () => {
     const p = platformWorld();
     await newXrSettled(p);

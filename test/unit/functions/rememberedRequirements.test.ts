@@ -50,8 +50,13 @@ interface Harness {
   reads: ResourceSelector[];
   wants: { requirements: Requirements | undefined };
   remembered: RememberedRequirements;
-  /** One reconcile of the XR with this uid, running the step once. */
-  reconcile: (uid: string, step?: string, extra?: Partial<FunctionCall>) => Promise<RunFunctionResponse>;
+  /** One reconcile of the XR with this uid (in namespace `ns-<uid>` unless given), running the step once. */
+  reconcile: (
+    uid: string,
+    step?: string,
+    extra?: Partial<FunctionCall>,
+    namespace?: string,
+  ) => Promise<RunFunctionResponse>;
 }
 
 function harness(max?: number, inner?: (fn: FunctionRunner) => FunctionRunner): Harness {
@@ -65,8 +70,8 @@ function harness(max?: number, inner?: (fn: FunctionRunner) => FunctionRunner): 
   const runner = inner?.(fn) ?? fn;
   return {
     ...h,
-    reconcile: (uid, step = 's', extra = {}) =>
-      new RequirementsRunner(runner, reading(h.reads), h.remembered.forXr(uid)).run({
+    reconcile: (uid, step = 's', extra = {}, namespace = `ns-${uid}`) =>
+      new RequirementsRunner(runner, reading(h.reads), h.remembered.forXr(uid, namespace)).run({
         functionName: 'f',
         step,
         request: { context: { c: 1 } },
@@ -116,7 +121,7 @@ describe('functions/requirements loop seeded with the last run', () => {
     expect(h.remembered.size).to.equal(0);
   });
 
-  it('does not seed another XR, or another step of the same XR', async () => {
+  it('does not seed an XR of another namespace, or another step of the same XR', async () => {
     const h = harness();
     await h.reconcile('uid-a', 's');
     h.calls.length = 0;
@@ -145,6 +150,30 @@ describe('functions/requirements loop seeded with the last run', () => {
       await h.reconcile('uid-a', 's', changed);
       expect(h.calls, `${name}: seeded with what the new step asked for`).to.have.length(1);
     }
+  });
+
+  it('seeds an XR with nothing of its own with what the step last required for another XR of its namespace', async () => {
+    const h = harness();
+    await h.reconcile('uid-a', 's', {}, 'team');
+    h.calls.length = 0;
+    await h.reconcile('uid-b', 's', {}, 'team');
+    expect(h.calls, 'a new XR: one call').to.have.length(1);
+    expect(Object.keys(h.calls[0]?.request.requiredResources ?? {})).to.deep.equal(['cm']);
+    // A wrong guess: the function asks for something else, and is called with only that, as without a guess.
+    h.wants.requirements = select('own');
+    h.calls.length = 0;
+    await h.reconcile('uid-c', 's', {}, 'team');
+    expect(h.calls).to.have.length(2);
+    expect(h.calls[1]?.request.requiredResources?.cm?.items?.[0]?.resource?.metadata).to.deep.equal({ name: 'own' });
+    // The XR's own memory comes first.
+    h.wants.requirements = select('settings');
+    h.calls.length = 0;
+    await h.reconcile('uid-a', 's', {}, 'team');
+    expect(h.calls, 'uid-a: seeded with its own').to.have.length(1);
+    // A cluster-scoped XR is guessed from other cluster-scoped ones only.
+    h.calls.length = 0;
+    await h.reconcile('uid-d', 's', {}, undefined);
+    expect(h.calls[0]?.request.requiredResources).to.equal(undefined);
   });
 
   it('remembers nothing for an XR without a uid', async () => {
