@@ -1,8 +1,8 @@
 // The requirements loop (Crossplane's FetchingFunctionRunner): the step's declared requirements (bootstrap), and
-// what the step required last run for the same XR (with the same function and input), are fetched and sent on the
-// first call; then, while a function's
-// requirements change, fetch what it asks for and call it again, at most 5 extra calls. A function that asks again
-// for what it was seeded with is called once. The request's meta.tag is not recomputed between calls. What one call
+// what the memory holds for the step (what it required last run for the same XR, rememberedRequirements.ts), are
+// fetched and sent on the first call; then, while a function's requirements change, fetch what it asks for and call
+// it again, at most 5 extra calls. A function that asks again for what it was seeded with is called once; one that
+// asks for anything else gets only that on its next call, so a seed never reaches the answer the loop returns. The request's meta.tag is not recomputed between calls. What one call
 // may ask for is bounded (selectors and objects), as a function that asks for every ConfigMap in the cluster would
 // otherwise hold a worker and the API client's budget for as long as the list takes, and the XR's memory with it.
 import { assertNesting, errorMessage } from '../base/index.js';
@@ -119,7 +119,7 @@ function alreadySent(sent: RunFunctionRequest, resolved: Resolved): boolean {
 }
 
 export class RequirementsRunner implements FunctionRunner {
-  /** memory: what each step of this XR required last run, to seed the first call with (none: nothing is seeded). */
+  /** memory: what each step of this XR is seeded with on its first call (none: nothing is seeded). */
   constructor(
     private readonly inner: FunctionRunner,
     private readonly fetcher: RequiredResourceFetcher,
