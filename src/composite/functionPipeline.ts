@@ -118,7 +118,7 @@ export class FunctionPipeline implements CompositionPipeline {
     return runPipeline(
       { steps: revision.spec?.pipeline ?? [], observed: state, ordering: this.options.ordering === true },
       {
-        runner: new RequirementsRunner(inner, fetcher, this.remembered.forXr(xr.metadata.uid)),
+        runner: new RequirementsRunner(inner, fetcher, this.remembered.forXr(xr.metadata.uid, xr.metadata.namespace)),
         getSecret: (namespace, name) => this.getSecret(namespace, name, signal),
         signal,
       },

@@ -35,6 +35,7 @@ export {
   MAX_REQUIREMENTS_ITERATIONS,
   RequirementsLimitError,
   RequirementsRunner,
+  stepFingerprint,
   type RequiredResourceFetcher,
 } from './requirements.js';
 export {

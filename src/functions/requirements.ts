@@ -1,12 +1,13 @@
 // The requirements loop (Crossplane's FetchingFunctionRunner): the step's declared requirements (bootstrap), and
-// what the step required last run for the same XR, are fetched and sent on the first call; then, while a function's
-// requirements change, fetch what it asks for and call it again, at most 5 extra calls. A function that asks again
-// for what it was seeded with is called once. The request's meta.tag is not recomputed between calls. What one call
+// what the memory holds for the step (what it required last run for the same XR, rememberedRequirements.ts), are
+// fetched and sent on the first call; then, while a function's requirements change, fetch what it asks for and call
+// it again, at most 5 extra calls. A function that asks again for what it was seeded with is called once; one that
+// asks for anything else gets only that on its next call, so a seed never reaches the answer the loop returns. The request's meta.tag is not recomputed between calls. What one call
 // may ask for is bounded (selectors and objects), as a function that asks for every ConfigMap in the cluster would
 // otherwise hold a worker and the API client's budget for as long as the list takes, and the XR's memory with it.
 import { assertNesting, errorMessage } from '../base/index.js';
 import { FunctionCallError } from './errors.js';
-import { sameMessage } from './hash.js';
+import { digest, sameMessage } from './hash.js';
 import type { RequirementsMemory } from './rememberedRequirements.js';
 import type { FunctionCall, FunctionRunner } from './runner.js';
 import type {
@@ -118,7 +119,7 @@ function alreadySent(sent: RunFunctionRequest, resolved: Resolved): boolean {
 }
 
 export class RequirementsRunner implements FunctionRunner {
-  /** memory: what each step of this XR required last run, to seed the first call with (none: nothing is seeded). */
+  /** memory: what each step of this XR is seeded with on its first call (none: nothing is seeded). */
   constructor(
     private readonly inner: FunctionRunner,
     private readonly fetcher: RequiredResourceFetcher,
@@ -127,7 +128,8 @@ export class RequirementsRunner implements FunctionRunner {
 
   async run(call: FunctionCall): Promise<RunFunctionResponse> {
     const bootstrapped = await this.bootstrapped(call);
-    const seed = await this.seeded(call, bootstrapped);
+    const input = stepFingerprint(call);
+    const seed = await this.seeded(call, input, bootstrapped);
     const first = seed?.request ?? bootstrapped;
     let request = first;
     // Seeded with last run's requirements, the loop ends after one call when the function asks for them again.
@@ -137,12 +139,12 @@ export class RequirementsRunner implements FunctionRunner {
       // Nothing is remembered from a FATAL response: the function did not get to act on its requirements.
       if ((rsp.results ?? []).some((r) => r.severity === 'SEVERITY_FATAL')) return rsp;
       const requirements = isEmpty(rsp.requirements) ? undefined : rsp.requirements;
-      if (sameMessage(requirements, previous)) return this.remember(call, requirements, rsp);
+      if (sameMessage(requirements, previous)) return this.remember(call, input, requirements, rsp);
       previous = requirements;
       // Each round starts again from the bootstrapped request: what an earlier round fetched is not kept.
       const resolved = await this.resolve(call, requirements, bootstrapped);
       // The first call was seeded (bootstrap requirements) with exactly what it asks for.
-      if (i === 0 && alreadySent(first, resolved)) return this.remember(call, requirements, rsp);
+      if (i === 0 && alreadySent(first, resolved)) return this.remember(call, input, requirements, rsp);
       request = { ...request, ...resolved, context: rsp.context };
     }
     throw new FunctionCallError(
@@ -154,10 +156,11 @@ export class RequirementsRunner implements FunctionRunner {
 
   private remember(
     call: FunctionCall,
+    input: string,
     requirements: Requirements | undefined,
     rsp: RunFunctionResponse,
   ): RunFunctionResponse {
-    this.memory?.set(call.step ?? call.functionName, requirements);
+    this.memory?.set(call.step ?? call.functionName, input, requirements);
     return rsp;
   }
 
@@ -168,9 +171,10 @@ export class RequirementsRunner implements FunctionRunner {
    */
   private async seeded(
     call: FunctionCall,
+    input: string,
     bootstrapped: RunFunctionRequest,
   ): Promise<{ request: RunFunctionRequest; requirements: Requirements } | undefined> {
-    const requirements = this.memory?.get(call.step ?? call.functionName);
+    const requirements = this.memory?.get(call.step ?? call.functionName, input);
     if (requirements === undefined) return undefined;
     try {
       const resolved = await this.resolve(call, requirements, bootstrapped);
@@ -214,6 +218,15 @@ export class RequirementsRunner implements FunctionRunner {
       throw new FunctionCallError(call.functionName, call.step, detail, { cause: err });
     }
   }
+}
+
+/**
+ * What a step runs, as the requirements memory tells one step from another under the same name: its function and
+ * its input. A Composition edited to give the step another input (or function) asks the function afresh rather than
+ * sending it what the old input asked for; the input is small, so digesting it per call costs little.
+ */
+export function stepFingerprint(call: Pick<FunctionCall, 'functionName' | 'request'>): string {
+  return digest({ functionName: call.functionName, input: call.request.input ?? null });
 }
 
 /** A step's declared requirements as the selectors a function would send for them. */

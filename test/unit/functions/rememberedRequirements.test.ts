@@ -3,6 +3,7 @@ import {
   CachingRunner,
   RememberedRequirements,
   RequirementsRunner,
+  stepFingerprint,
   type FunctionCall,
   type FunctionRunner,
   type RequiredResourceFetcher,
@@ -13,6 +14,8 @@ import {
 } from '../../../src/functions/index.js';
 
 const CM = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings' } };
+/** The step "s" of every call below: function "f", no input. */
+const STEP_F = stepFingerprint({ functionName: 'f', request: {} });
 const select = (name: string): Requirements => ({
   resources: { cm: { apiVersion: 'v1', kind: 'ConfigMap', matchName: name } },
 });
@@ -47,8 +50,13 @@ interface Harness {
   reads: ResourceSelector[];
   wants: { requirements: Requirements | undefined };
   remembered: RememberedRequirements;
-  /** One reconcile of the XR with this uid, running the step once. */
-  reconcile: (uid: string, step?: string, extra?: Partial<FunctionCall>) => Promise<RunFunctionResponse>;
+  /** One reconcile of the XR with this uid (in namespace `ns-<uid>` unless given), running the step once. */
+  reconcile: (
+    uid: string,
+    step?: string,
+    extra?: Partial<FunctionCall>,
+    namespace?: string,
+  ) => Promise<RunFunctionResponse>;
 }
 
 function harness(max?: number, inner?: (fn: FunctionRunner) => FunctionRunner): Harness {
@@ -62,8 +70,8 @@ function harness(max?: number, inner?: (fn: FunctionRunner) => FunctionRunner): 
   const runner = inner?.(fn) ?? fn;
   return {
     ...h,
-    reconcile: (uid, step = 's', extra = {}) =>
-      new RequirementsRunner(runner, reading(h.reads), h.remembered.forXr(uid)).run({
+    reconcile: (uid, step = 's', extra = {}, namespace = `ns-${uid}`) =>
+      new RequirementsRunner(runner, reading(h.reads), h.remembered.forXr(uid, namespace)).run({
         functionName: 'f',
         step,
         request: { context: { c: 1 } },
@@ -113,7 +121,7 @@ describe('functions/requirements loop seeded with the last run', () => {
     expect(h.remembered.size).to.equal(0);
   });
 
-  it('does not seed another XR, or another step of the same XR', async () => {
+  it('does not seed an XR of another namespace, or another step of the same XR', async () => {
     const h = harness();
     await h.reconcile('uid-a', 's');
     h.calls.length = 0;
@@ -123,6 +131,48 @@ describe('functions/requirements loop seeded with the last run', () => {
     h.calls.length = 0;
     await h.reconcile('uid-a', 't');
     expect(h.calls).to.have.length(2);
+    expect(h.calls[0]?.request.requiredResources).to.equal(undefined);
+  });
+
+  it('does not seed a step whose input or function changed: it is asked afresh, and its answer remembered', async () => {
+    const cases: Record<string, { reason: string; changed: Partial<FunctionCall> }> = {
+      input: { reason: 'the Composition gave the step another input', changed: { request: { input: { v: 2 } } } },
+      function: { reason: 'the step now calls another function', changed: { functionName: 'g' } },
+    };
+    for (const [name, { reason, changed }] of Object.entries(cases)) {
+      const h = harness();
+      await h.reconcile('uid-a');
+      h.calls.length = 0;
+      await h.reconcile('uid-a', 's', changed);
+      expect(h.calls, `${name}: ${reason}`).to.have.length(2);
+      expect(h.calls[0]?.request.requiredResources, `${name}: first call unseeded`).to.equal(undefined);
+      h.calls.length = 0;
+      await h.reconcile('uid-a', 's', changed);
+      expect(h.calls, `${name}: seeded with what the new step asked for`).to.have.length(1);
+    }
+  });
+
+  it('seeds an XR with nothing of its own with what the step last required for another XR of its namespace', async () => {
+    const h = harness();
+    await h.reconcile('uid-a', 's', {}, 'team');
+    h.calls.length = 0;
+    await h.reconcile('uid-b', 's', {}, 'team');
+    expect(h.calls, 'a new XR: one call').to.have.length(1);
+    expect(Object.keys(h.calls[0]?.request.requiredResources ?? {})).to.deep.equal(['cm']);
+    // A wrong guess: the function asks for something else, and is called with only that, as without a guess.
+    h.wants.requirements = select('own');
+    h.calls.length = 0;
+    await h.reconcile('uid-c', 's', {}, 'team');
+    expect(h.calls).to.have.length(2);
+    expect(h.calls[1]?.request.requiredResources?.cm?.items?.[0]?.resource?.metadata).to.deep.equal({ name: 'own' });
+    // The XR's own memory comes first.
+    h.wants.requirements = select('settings');
+    h.calls.length = 0;
+    await h.reconcile('uid-a', 's', {}, 'team');
+    expect(h.calls, 'uid-a: seeded with its own').to.have.length(1);
+    // A cluster-scoped XR is guessed from other cluster-scoped ones only.
+    h.calls.length = 0;
+    await h.reconcile('uid-d', 's', {}, undefined);
     expect(h.calls[0]?.request.requiredResources).to.equal(undefined);
   });
 
@@ -153,7 +203,7 @@ describe('functions/requirements loop seeded with the last run', () => {
     const calls: FunctionCall[] = [];
     const wants = { requirements: select('settings') as Requirements | undefined };
     const remembered = new RememberedRequirements();
-    remembered.forXr('uid-a')?.set('s', { resources: { gone: { apiVersion: 'x.io/v1', kind: 'Gone' } } });
+    remembered.forXr('uid-a')?.set('s', STEP_F, { resources: { gone: { apiVersion: 'x.io/v1', kind: 'Gone' } } });
     const reads: ResourceSelector[] = [];
     const failOnGone: RequiredResourceFetcher = {
       fetchResources: (selector) =>
@@ -164,7 +214,7 @@ describe('functions/requirements loop seeded with the last run', () => {
     await runner.run({ functionName: 'f', step: 's', request: {} });
     expect(calls).to.have.length(2);
     expect(calls[0]?.request.requiredResources).to.equal(undefined);
-    expect(remembered.forXr('uid-a')?.get('s')).to.deep.equal(select('settings'));
+    expect(remembered.forXr('uid-a')?.get('s', STEP_F)).to.deep.equal(select('settings'));
   });
 
   it('remembers nothing from a FATAL response', async () => {
