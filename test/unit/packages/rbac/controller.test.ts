@@ -8,6 +8,7 @@ import { ProviderRbacController, renderProviderRoles } from '../../../../src/pac
 import type { ConfigurationRevision } from '../../../../src/packages/configuration/index.js';
 import { ReconcileLimiter } from '../../../../src/queue/index.js';
 import { CORE_KINDS, FakeApiServer, FakeInformers } from '../../fakes/index.js';
+import { until } from '../../fakes/helpers.js';
 
 // The RBAC controller of ProviderRevisions on the fake API server: roles and binding written once, nothing written
 // when they are current (Crossplane's own included), a role another owner controls refused with upstream's event and
@@ -28,13 +29,17 @@ const NOP_MRD = {
   name: 'nopresources.nop.crossplane.io',
 };
 
-function world(): { server: FakeApiServer; events: RecordingEventSink; controller: ProviderRbacController } {
+function world(informers = new FakeInformers()): {
+  server: FakeApiServer;
+  events: RecordingEventSink;
+  controller: ProviderRbacController;
+} {
   const server = new FakeApiServer([...CORE_KINDS, ...KINDS]);
   const events = new RecordingEventSink();
   const controller = new ProviderRbacController({
     client: server.client,
     discovery: server.discovery,
-    informers: new FakeInformers().registry,
+    informers: informers.registry,
     events,
     metrics: createMetrics({ processMetrics: false }),
     logger: pino({ level: 'silent' }),
@@ -230,6 +235,46 @@ describe('packages/rbac controller', () => {
         verbs: ['*'],
       },
     ]);
+  });
+
+  it('looks at every revision of a family again when one of them changes', async () => {
+    const informers = new FakeInformers();
+    const { server, controller } = world(informers);
+    const family = { 'pkg.crossplane.io/provider-family': 'nop' };
+    const member = revision(server, NAME, family);
+    const config = {
+      apiVersion: 'pkg.crossplane.io/v1',
+      kind: 'ProviderRevision',
+      metadata: { name: 'family-config-333333333333', labels: family },
+      spec: {
+        desiredState: 'Active',
+        image: 'xpkg.example.org/crossplane-contrib/provider-family-nop:v1',
+        revision: 1,
+      },
+    };
+    const stored = server.put(config);
+    const revisions = informers.informer('pkg.crossplane.io/v1', 'ProviderRevision');
+    revisions.seed(member as ConfigurationRevision & KubeObject);
+    revisions.seed(stored);
+    await controller.start();
+    try {
+      const edit = `crossplane:provider:${NAME}:aggregate-to-edit`;
+      await until(() => server.get(RBAC, 'ClusterRole', edit) !== undefined, 'the first pass made the roles');
+      // The family's config package installs its ProviderConfig CRD: only its own revision changes.
+      const objectRefs = [
+        {
+          apiVersion: 'apiextensions.k8s.io/v1',
+          kind: 'CustomResourceDefinition',
+          name: 'providerconfigs.nop.crossplane.io',
+        },
+      ];
+      revisions.update(server.put({ ...stored, status: { objectRefs } }));
+      const granted = (): string[] =>
+        server.get<ClusterRole & KubeObject>(RBAC, 'ClusterRole', edit)?.rules[0]?.resources ?? [];
+      await until(() => granted().includes('providerconfigs'), `${edit} grants providerconfigs`);
+    } finally {
+      await controller.stop(AbortSignal.timeout(1_000));
+    }
   });
 
   it('does nothing for a paused or missing revision', async () => {
