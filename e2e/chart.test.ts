@@ -425,6 +425,10 @@ describe('charts/compositor', function () {
       [['clusterroles'], ['get', 'create', 'patch', 'escalate', 'bind']],
       [['clusterrolebindings'], ['get', 'create', 'patch']],
     ]);
+    // null leaves the flag out, so compositor's default (on) applies: the rights follow it.
+    const unset = await render('--set', 'providers.enabled=true', '--set', 'rbac.manageProviderRoles=null');
+    expect((container(unset).args ?? []).filter((a) => a.startsWith('--manage-provider-rbac'))).to.deep.equal([]);
+    expect(rbacRules(unset)).to.deep.equal(rbacRules(enabled));
     const off = await render('--set', 'providers.enabled=true', '--set', 'rbac.manageProviderRoles=false');
     expect(container(off).args).to.include('--manage-provider-rbac=false');
     expect(rbacRules(off)).to.deep.equal([composite]);
