@@ -407,6 +407,33 @@ describe('charts/compositor', function () {
     ]);
   });
 
+  it("grants the RBAC manager's verbs for provider roles only with providers.enabled and rbac.manageProviderRoles", async () => {
+    const rbacRules = (manifests: readonly Manifest[]): [string[], string[]][] =>
+      (only(manifests, 'ClusterRole', 'compositor:system').rules ?? [])
+        .filter((rule) => rule.apiGroups.includes('rbac.authorization.k8s.io'))
+        .map((rule) => [rule.resources, rule.verbs]);
+    const composite: [string[], string[]] = [
+      ['clusterroles'],
+      ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'escalate'],
+    ];
+    expect(rbacRules(await render())).to.deep.equal([composite]);
+    const enabled = await render('--set', 'providers.enabled=true');
+    expect(container(enabled).args).to.include('--manage-provider-rbac=true');
+    // Server-side apply after a read: get, create and patch; escalate and bind for the rights the roles grant.
+    expect(rbacRules(enabled)).to.deep.equal([
+      composite,
+      [['clusterroles'], ['get', 'create', 'patch', 'escalate', 'bind']],
+      [['clusterrolebindings'], ['get', 'create', 'patch']],
+    ]);
+    // null leaves the flag out, so compositor's default (on) applies: the rights follow it.
+    const unset = await render('--set', 'providers.enabled=true', '--set', 'rbac.manageProviderRoles=null');
+    expect((container(unset).args ?? []).filter((a) => a.startsWith('--manage-provider-rbac'))).to.deep.equal([]);
+    expect(rbacRules(unset)).to.deep.equal(rbacRules(enabled));
+    const off = await render('--set', 'providers.enabled=true', '--set', 'rbac.manageProviderRoles=false');
+    expect(container(off).args).to.include('--manage-provider-rbac=false');
+    expect(rbacRules(off)).to.deep.equal([composite]);
+  });
+
   it('turns leader election and the PodDisruptionBudget on when replicas > 1, whatever leaderElection.enabled says', async () => {
     const manifests = await render('--set', 'replicas=3', '--set', 'leaderElection.enabled=false');
     expect(container(manifests).args).to.include('--leader-election=true');

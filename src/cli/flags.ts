@@ -356,6 +356,14 @@ export const START_FLAGS: readonly FlagDefinition[] = [
       "Alpha, compositor's own (Crossplane always runs Providers): run the Provider and ProviderRevision controllers with --package-runtime=Deployment, which install a Provider package's CRDs as ManagedResourceDefinitions, and the ManagedResourceDefinition and ManagedResourceActivationPolicy controllers, which create the CRDs of active ones (docs/packages.md#providers). Off by default while Providers are incomplete.",
   },
   {
+    name: 'manage-provider-rbac',
+    key: 'manageProviderRbac',
+    kind: 'boolean',
+    default: 'true',
+    description:
+      "With --enable-providers: give each ProviderRevision the ClusterRoles crossplane:provider:<revision>:aggregate-to-edit, :aggregate-to-view and :system for the kinds it installs, and bind :system to its runtime's ServiceAccount, as Crossplane's RBAC manager does. Needs the escalate and bind verbs on ClusterRoles (the chart grants them with rbac.manageProviderRoles).",
+  },
+  {
     name: 'default-activations',
     key: 'defaultActivations',
     kind: 'text',

@@ -81,16 +81,16 @@ export function sameConditions(a: readonly Condition[] | undefined, b: readonly 
  * never flaps between reconciles, the first three named so a large composition does not make a huge condition.
  */
 export function unreadyMessage(names: readonly string[], shown = 3): string {
-  return `Unready resources: ${firstNAndSomeMore(names, shown)}`;
+  return `Unready resources: ${stableNAndSomeMore(names, shown)}`;
 }
 
 /** "Unsynced resources: a, b, c, and 2 more": the composed resources not applied, written as unreadyMessage. */
 export function unsyncedMessage(names: readonly string[], shown = 3): string {
-  return `Unsynced resources: ${firstNAndSomeMore(names, shown)}`;
+  return `Unsynced resources: ${stableNAndSomeMore(names, shown)}`;
 }
 
-function firstNAndSomeMore(names: readonly string[], shown: number): string {
-  // crossplane-runtime resource.FirstNAndSomeMore: exactly `shown` names read "a, b, and c".
+/** "a, b, c, and 2 more": crossplane-runtime's StableNAndSomeMore, sorted, exactly `shown` names read "a, b, and c". */
+export function stableNAndSomeMore(names: readonly string[], shown = 3): string {
   const sorted = [...names].sort();
   if (sorted.length > shown) return `${sorted.slice(0, shown).join(', ')}, and ${sorted.length - shown} more`;
   if (sorted.length === shown && shown > 1) return `${sorted.slice(0, -1).join(', ')}, and ${sorted.at(-1) ?? ''}`;

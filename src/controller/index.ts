@@ -1,9 +1,22 @@
 // controller: the kit every controller (composite, claim, managed, definition, usage, packages) builds on, below all
 // of them and importing none: the shell a controller is declared on (its watches, key mappings and reconcile) with
 // the one queue factory, conditions and the status draft, how a failure and a pause are reported, poll intervals and
-// requeue jitter, reconcile requests, the restart spread, apply-only-when-different, and the XR vocabulary that
-// composite and claim share.
+// requeue jitter, reconcile requests, the restart spread, apply-only-when-different (the RBAC objects' too), and the XR
+// vocabulary that composite and claim share.
 export { APPLIED_DIGEST_ANNOTATION, isApplied, isSubset, withAppliedDigest } from './applied.js';
+export {
+  applyIfChanged,
+  CLUSTER_ROLE_BINDINGS_PATH,
+  CLUSTER_ROLES_PATH,
+  RBAC_API_VERSION,
+  RBAC_GROUP,
+  sameRules,
+  type ApplyIfChangedOptions,
+  type ClusterRole,
+  type ClusterRoleBinding,
+  type PolicyRule,
+  type Subject,
+} from './rbac.js';
 export {
   RECONCILE_PAUSED,
   RECONCILE_SUCCESS,
@@ -12,6 +25,7 @@ export {
   sameCondition,
   sameConditions,
   setConditions,
+  stableNAndSomeMore,
   transitionTime,
   unreadyMessage,
   unsyncedMessage,

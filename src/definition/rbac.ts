@@ -1,27 +1,15 @@
 // compositor's rights on the XR kind of each XRD, granted the way Crossplane's RBAC manager grants them to
 // Crossplane core: one ClusterRole per XRD, labelled so the aggregation controller folds it into compositor's own
 // aggregated ClusterRole (the Helm chart's). Owned by the XRD, so it goes when the XRD goes.
-import type { OwnerReference } from '../apis/index.js';
-import { isSubset } from '../controller/index.js';
-import { FIELD_MANAGERS, getIfExists, serverSideApply, type KubeClient } from '../kube/index.js';
+import { applyIfChanged, CLUSTER_ROLES_PATH, isSubset, type ClusterRole } from '../controller/index.js';
+import { FIELD_MANAGERS, type KubeClient } from '../kube/index.js';
 import { xrdOwnerReferences, type CompositeResourceDefinition } from './xrd.js';
 
 export const AGGREGATE_TO_COMPOSITOR_LABEL = 'compositor.crossplane.io/aggregate-to-compositor';
-const CLUSTER_ROLES_PATH = '/apis/rbac.authorization.k8s.io/v1/clusterroles';
 const FIELD_MANAGER = FIELD_MANAGERS.rbac;
 const VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
 
-export interface ClusterRole {
-  apiVersion: 'rbac.authorization.k8s.io/v1';
-  kind: 'ClusterRole';
-  metadata: {
-    name: string;
-    labels: Record<string, string>;
-    ownerReferences?: OwnerReference[];
-    resourceVersion?: string;
-  };
-  rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[];
-}
+export type { ClusterRole };
 
 export function compositeRoleName(xrd: CompositeResourceDefinition): string {
   return `compositor:composite:${xrd.metadata.name}`;
@@ -53,11 +41,10 @@ export function renderCompositeRole(xrd: CompositeResourceDefinition): ClusterRo
 /** Applies the XRD's role when the stored one differs; true when it wrote. */
 export async function applyCompositeRole(client: KubeClient, xrd: CompositeResourceDefinition): Promise<boolean> {
   const role = renderCompositeRole(xrd);
-  const path = `${CLUSTER_ROLES_PATH}/${role.metadata.name}`;
-  const stored = await getIfExists<ClusterRole>(client, path);
-  if (stored && isSubset(role.rules, stored.rules) && isSubset(role.metadata, stored.metadata)) return false;
-  await serverSideApply(client, path, role, { fieldManager: FIELD_MANAGER });
-  return true;
+  return applyIfChanged<ClusterRole>(client, `${CLUSTER_ROLES_PATH}/${role.metadata.name}`, role, {
+    fieldManager: FIELD_MANAGER,
+    isCurrent: (stored) => isSubset(role.rules, stored.rules) && isSubset(role.metadata, stored.metadata),
+  });
 }
 
 /**

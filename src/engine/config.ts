@@ -49,6 +49,8 @@ export interface EngineConfig {
   enableOperations: boolean;
   /** --enable-providers (alpha): the Provider, ProviderRevision, MRD and MRAP controllers (shard 0). */
   enableProviders: boolean;
+  /** --manage-provider-rbac: with --enable-providers, each ProviderRevision's ClusterRoles and binding. */
+  manageProviderRbac: boolean;
   /** --default-activations: comma-separated patterns of the "default" ManagedResourceActivationPolicy. */
   defaultActivations: string;
   /** How long a composite controller restarted for a changed XRD may finish its in-flight reconciles. */

@@ -201,13 +201,17 @@ function configurationPackages({ context, settings, config }: Shared): Configura
   });
 }
 
-/** Providers (--enable-providers, alpha): as Configurations, plus the MRD and MRAP controllers and the default policy. */
+/**
+ * Providers (--enable-providers, alpha): as Configurations, plus the MRD and MRAP controllers, the default policy and,
+ * with --manage-provider-rbac, each revision's roles and binding.
+ */
 function providerPackages({ context, settings, config }: Shared): ProviderPackages {
   return new ProviderPackages({
     ...context,
     settings,
     namespace: config.leaderElectionNamespace,
     defaultActivations: activationsOf(config.defaultActivations),
+    manageRbac: config.manageProviderRbac,
     ...(config.xpkgCacheDir !== undefined ? { cacheDir: config.xpkgCacheDir } : {}),
   });
 }

@@ -21,7 +21,10 @@ import { packageRoot } from '../apis/index.js';
 
 /** Server-side apply field managers of compositor's own objects. Never change one: see above. */
 export const FIELD_MANAGERS = {
-  /** The ClusterRoles of --manage-composite-rbac, granting compositor its rights on each XR kind. */
+  /**
+   * The ClusterRoles of --manage-composite-rbac, granting compositor its rights on each XR kind, and the ClusterRoles
+   * and ClusterRoleBinding of each ProviderRevision (--enable-providers).
+   */
   rbac: 'compositor/rbac',
   /** Managed resources of compositor's managed-resource runtime (the built-in nop provider). */
   managed: 'compositor/managed',

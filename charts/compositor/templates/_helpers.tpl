@@ -148,6 +148,7 @@ passed (compositor uses the pod's ServiceAccount).
   (list "enable-usages" $v.usages.enabled)
   (list "enable-operations" $v.operations.enabled)
   (list "enable-providers" $v.providers.enabled)
+  (list "manage-provider-rbac" $v.rbac.manageProviderRoles)
   (list "default-activations" (ternary (join "," $v.providers.defaultActivations) nil (kindIs "slice" $v.providers.defaultActivations)))
   (list "enable-composed-resource-ordering" $v.composedResourceOrdering.enabled)
   (list "managed-poll-interval" $v.managed.pollInterval)

@@ -1,12 +1,14 @@
 // The Provider half of the package manager as one engine part (--enable-providers): the Provider and ProviderRevision
-// controllers on the Configuration controllers generalised by kind, the MRD and MRAP controllers, and the default
-// activation policy, created before the MRAP controller starts so its first pass sees it.
+// controllers on the Configuration controllers generalised by kind, the MRD and MRAP controllers, the default
+// activation policy, created before the MRAP controller starts so its first pass sees it, and (--manage-provider-rbac)
+// the RBAC manager's roles and binding of each ProviderRevision.
 import type { Clock } from '../../base/index.js';
 import type { ControllerContext, ControllerSettings } from '../../controller/index.js';
 import { startInOrder, stopInReverse, type Lifecycle } from '../../lifecycle/index.js';
 import { ConfigurationController, ConfigurationRevisionController, defaultCacheDir } from '../configuration/index.js';
 import { LockManager } from '../lock/index.js';
 import { Puller, type Fetch } from '../oci/index.js';
+import { ProviderRbacController } from '../rbac/index.js';
 import { PackageClient } from '../xpkg/index.js';
 import { DefaultActivationPolicy } from './defaultPolicy.js';
 import { PROVIDER_KIND } from './kind.js';
@@ -23,6 +25,8 @@ export interface ProviderPackagesOptions extends ControllerContext {
   fetch?: Fetch;
   /** --default-activations: the patterns of the "default" activation policy; none creates no policy. */
   defaultActivations: readonly string[];
+  /** --manage-provider-rbac: each revision's ClusterRoles and binding, as Crossplane's RBAC manager (default on). */
+  manageRbac?: boolean;
   crossplaneVersion?: string;
   clock?: Clock;
 }
@@ -42,6 +46,7 @@ export class ProviderPackages implements Lifecycle {
       new MrdController(options),
       new DefaultActivationPolicy({ client: options.client, activations: options.defaultActivations }),
       new MrapController(options),
+      ...(options.manageRbac === false ? [] : [new ProviderRbacController(options)]),
       new ConfigurationRevisionController({
         ...options,
         packages,

@@ -95,6 +95,7 @@ describe('cli/program', () => {
       enableComposedResourceOrdering: false,
       enableOperations: false,
       enableProviders: false,
+      manageProviderRbac: true,
       defaultActivations: '',
       gracefulShutdownTimeoutMs: 30_000,
       idleHeapCompaction: true,
@@ -228,6 +229,7 @@ describe('cli/program', () => {
     '--enable-usages=false': { args: ['--enable-usages=false'], want: { enableUsages: false } },
     '--enable-operations': { args: ['--enable-operations'], want: { enableOperations: true } },
     '--enable-providers': { args: ['--enable-providers'], want: { enableProviders: true } },
+    '--manage-provider-rbac=false': { args: ['--manage-provider-rbac=false'], want: { manageProviderRbac: false } },
     '--default-activations': {
       args: ['--default-activations=*.nop.crossplane.io,*'],
       want: { defaultActivations: '*.nop.crossplane.io,*' },
