@@ -186,6 +186,15 @@ describe('Provider packages from a real registry (integration)', function () {
     await remove(client, provider('webhooks', ''));
   });
 
+  it("copies the metadata's capabilities to the revision, as upstream's revision reconciler", async () => {
+    await apply(client, provider('provider-kubernetes', refs.unconverted ?? ''));
+    const pkg = await waitCondition(client, { ...PROVIDER, metadata: { name: 'provider-kubernetes' } }, 'Healthy', {
+      status: 'True',
+    });
+    const rev = await get<Obj>(client, { ...REVISION, metadata: { name: String(pkg.status?.currentRevision) } });
+    expect(rev?.status?.capabilities).to.deep.equal(['SafeStart']);
+  });
+
   it('installs a safe-start provider: its MRDs made Active by the default policy, its ProviderConfig kinds as CRDs', async () => {
     await apply(client, provider('provider-kubernetes', refs.unconverted ?? ''));
     const pkg = await waitCondition(client, { ...PROVIDER, metadata: { name: 'provider-kubernetes' } }, 'Healthy', {

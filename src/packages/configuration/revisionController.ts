@@ -118,8 +118,11 @@ export class ConfigurationRevisionController implements Lifecycle {
     const counts = await this.resolveDependencies(rev, pkg, signal);
     const refs = await this.install(rev, pkg, self, signal);
     // resolvedImage: the revision's field (upstream's ResolvedPackage is serialized so); resolvedPackage is the
-    // package's, which the revision's schema would prune, so a write of it would never settle.
-    await this.healthy(rev, { objectRefs: refs, resolvedImage: rev.spec.image, ...counts }, signal);
+    // package's, which the revision's schema would prune, so a write of it would never settle. capabilities: the
+    // metadata's, copied as upstream's revision reconciler does (omitempty: none is no field); the RBAC roles of a
+    // safe-start provider read them.
+    const fields = { objectRefs: refs, resolvedImage: rev.spec.image, ...capabilitiesField(rev, pkg), ...counts };
+    await this.healthy(rev, fields, signal);
     return {};
   }
 
@@ -285,6 +288,15 @@ function countFields(
     else if (rev.status?.[key as keyof typeof values] !== undefined) fields[key] = null;
   }
   return fields;
+}
+
+/** The metadata's capabilities as the status field; null removes a stale one, nothing is written for none. */
+function capabilitiesField(rev: ConfigurationRevision, pkg: FetchedPackage): { capabilities?: string[] | null } {
+  const declared = pkg.meta[0]?.spec?.capabilities;
+  const capabilities = Array.isArray(declared) ? declared.filter((c): c is string => typeof c === 'string') : [];
+  if (capabilities.length > 0) return { capabilities };
+  const stored = (rev.status as { capabilities?: unknown } | undefined)?.capabilities;
+  return stored === undefined ? {} : { capabilities: null };
 }
 
 function ownerRefTo(kind: PackageKindSpec, rev: ConfigurationRevision): OwnerReference {
