@@ -18,6 +18,7 @@ import { CONFIGURATION_KIND, controllerNameOf, type PackageKindSpec } from './ki
 import { FIELD_MANAGER, revisionNameOf } from './names.js';
 import { pullOptions } from './pull.js';
 import { COPIED_SPEC_FIELDS, revisionCurrent } from './current.js';
+import { handlePause } from './paused.js';
 import { planRevisions } from './revisions.js';
 import { writeStatus } from './status.js';
 import type { Configuration, ConfigurationRevision, DesiredState } from './types.js';
@@ -89,6 +90,11 @@ export class ConfigurationController implements Lifecycle {
     const cfg = await getIfExists<Configuration>(this.options.client, `${this.kind.packages}/${name}`, signal);
     // Being deleted: the garbage collector deletes its revisions, and with them what only they owned.
     if (cfg === undefined || cfg.metadata.deletionTimestamp !== undefined) return {};
+    const path = `${this.kind.packages}/${name}`;
+    const event = (reason: string, message: string): void => {
+      this.event(cfg, 'Normal', reason, message);
+    };
+    if (await handlePause({ client: this.options.client, object: cfg, path, event }, signal)) return {};
     const revisions = await this.listRevisions(cfg, signal);
     const digest = await this.resolve(cfg, signal);
     const currentName = revisionNameOf(name, digest);

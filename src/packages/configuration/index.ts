@@ -8,6 +8,7 @@ export { decideOwnership, released, type OwnershipDecision, type OwnershipInput 
 export { planRevisions, type RevisionPlan } from './revisions.js';
 export { configurationHealth, revisionHealth, unpacking } from './conditions.js';
 export { writeStatus, type StatusTarget } from './status.js';
+export { handlePause, isPausedPackage, PACKAGE_PAUSED_MESSAGE } from './paused.js';
 export * from './names.js';
 export { CONFIGURATION_KIND, controllerNameOf, type PackageKindSpec } from './kind.js';
 export type * from './types.js';

@@ -28,6 +28,7 @@ import { revisionHealth } from './conditions.js';
 import { ControlRefusedError, Establisher } from './establisher.js';
 import { CONFIGURATION_KIND, controllerNameOf, type PackageKindSpec } from './kind.js';
 import { CROSSPLANE_VERSION } from './names.js';
+import { handlePause } from './paused.js';
 import { pullOptions } from './pull.js';
 import { writeStatus } from './status.js';
 import type { ConfigurationRevision, ObjectRef, OwnerReference } from './types.js';
@@ -97,7 +98,7 @@ export class ConfigurationRevisionController implements Lifecycle {
     const rev = await getIfExists<ConfigurationRevision>(this.options.client, path, signal);
     // Deleted: the API server's garbage collector removes what only it owned; the revision leaves the Lock in
     // lock/departures.ts.
-    if (rev === undefined || rev.metadata.deletionTimestamp !== undefined) return {};
+    if (rev === undefined || (await this.stopsHere(rev, path, signal))) return {};
     const self = ownerRefTo(this.kind, rev);
     if (rev.spec.desiredState !== 'Active') await this.leaveLock(rev, signal);
     if (rev.spec.desiredState !== 'Active' && (rev.status?.objectRefs?.length ?? 0) > 0) {
@@ -124,6 +125,15 @@ export class ConfigurationRevisionController implements Lifecycle {
     const fields = { objectRefs: refs, resolvedImage: rev.spec.image, ...capabilitiesField(rev, pkg), ...counts };
     await this.healthy(rev, fields, signal);
     return {};
+  }
+
+  /** Deleted (the garbage collector removes what only it owned), paused, or just unpaused: nothing more to do now. */
+  private async stopsHere(rev: ConfigurationRevision, path: string, signal: AbortSignal): Promise<boolean> {
+    if (rev.metadata.deletionTimestamp !== undefined) return true;
+    const event = (reason: string, message: string): void => {
+      this.event(rev, 'Normal', reason, message);
+    };
+    return handlePause({ client: this.options.client, object: rev, path, event }, signal);
   }
 
   /** Removes an inactive revision from the Lock, as upstream's deactivation does first. */

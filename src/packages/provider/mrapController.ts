@@ -5,12 +5,18 @@
 // ever deactivated.
 import type { Logger } from 'pino';
 import { errorMessage, type Clock } from '../../base/index.js';
-import { ControllerShell, watchKind, type ControllerContext, type ControllerSettings } from '../../controller/index.js';
+import {
+  ControllerShell,
+  RECONCILIATION_PAUSED_EVENT,
+  watchKind,
+  type ControllerContext,
+  type ControllerSettings,
+} from '../../controller/index.js';
 import { CONTENT_TYPE, getIfExists, type KubeObject } from '../../kube/index.js';
 import type { Lifecycle } from '../../lifecycle/index.js';
 import type { ReconcileResult } from '../../queue/index.js';
 import type { InformerLease } from '../../watch/index.js';
-import { writeStatus, type StatusTarget } from '../configuration/index.js';
+import { isPausedPackage, writeStatus, type StatusTarget } from '../configuration/index.js';
 import type { Condition } from '../types.js';
 import { matchesActivation, planActivation } from './activation.js';
 import { policyBlocked, policyHealthy, policyUnhealthy } from './conditions.js';
@@ -18,7 +24,7 @@ import type { ManagedResourceDefinition } from './mrdCrd.js';
 import { MRAP, MRAPS, MRD, MRDS } from './names.js';
 
 export interface ManagedResourceActivationPolicy extends KubeObject {
-  metadata: { name: string; deletionTimestamp?: string };
+  metadata: { name: string; deletionTimestamp?: string; annotations?: Record<string, string> };
   spec: { activate: string[] };
   status?: { conditions?: Condition[]; activated?: string[] };
 }
@@ -73,6 +79,11 @@ export class MrapController implements Lifecycle {
   async reconcile(name: string, signal: AbortSignal): Promise<ReconcileResult> {
     const policy = await getIfExists<ManagedResourceActivationPolicy>(this.options.client, `${MRAPS}/${name}`, signal);
     if (policy === undefined || policy.metadata.deletionTimestamp !== undefined) return {};
+    // Paused: an event and nothing else, as upstream's (internal/controller/apiextensions/activationpolicy).
+    if (isPausedPackage(policy)) {
+      this.options.events.event({ ...MRAP, metadata: policy.metadata }, RECONCILIATION_PAUSED_EVENT);
+      return {};
+    }
     let mrds: ManagedResourceDefinition[];
     try {
       mrds = (await this.options.client.request<{ items: ManagedResourceDefinition[] }>('GET', MRDS, { signal })).items;

@@ -5,11 +5,17 @@
 // garbage collector, which deletes it only once neither the MRD nor its ProviderRevision owns it.
 import type { Logger } from 'pino';
 import { errorMessage, type Clock } from '../../base/index.js';
-import { ControllerShell, watchKind, type ControllerContext, type ControllerSettings } from '../../controller/index.js';
+import {
+  ControllerShell,
+  RECONCILIATION_PAUSED_EVENT,
+  watchKind,
+  type ControllerContext,
+  type ControllerSettings,
+} from '../../controller/index.js';
 import { getIfExists, serverSideApply, type KubeObject } from '../../kube/index.js';
 import type { Lifecycle } from '../../lifecycle/index.js';
 import type { ReconcileResult } from '../../queue/index.js';
-import { writeStatus, type StatusTarget } from '../configuration/index.js';
+import { isPausedPackage, writeStatus, type StatusTarget } from '../configuration/index.js';
 import type { Condition } from '../types.js';
 import { blocked, established, inactive, pending } from './conditions.js';
 import { crdOf, type ManagedResourceDefinition } from './mrdCrd.js';
@@ -64,6 +70,11 @@ export class MrdController implements Lifecycle {
   async reconcile(name: string, signal: AbortSignal): Promise<ReconcileResult> {
     const mrd = await getIfExists<ManagedResourceDefinition>(this.options.client, `${MRDS}/${name}`, signal);
     if (mrd === undefined || mrd.metadata.deletionTimestamp !== undefined) return {};
+    // Paused: an event and nothing else, as upstream's (internal/controller/apiextensions/managed/reconciler.go).
+    if (isPausedPackage(mrd)) {
+      this.options.events.event({ ...MRD, metadata: mrd.metadata }, RECONCILIATION_PAUSED_EVENT);
+      return {};
+    }
     if (mrd.spec.state !== 'Active') {
       await this.status(mrd, inactive(), signal);
       return {};

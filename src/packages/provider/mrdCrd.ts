@@ -14,6 +14,7 @@ export interface ManagedResourceDefinition {
     uid?: string;
     ownerReferences?: OwnerReference[];
     deletionTimestamp?: string;
+    annotations?: Record<string, string>;
     labels?: Record<string, string>;
   };
   spec: {
