@@ -24,10 +24,7 @@ const cosign = { verification: { provider: 'Cosign', cosign: { authorities: [] }
 
 describe('packages/imageconfig', () => {
   describe('bestMatch', () => {
-    const cases: Record<
-      string,
-      { reason: string; configs: ImageConfig[]; image: string; want: string | undefined }
-    > = {
+    const cases: Record<string, { reason: string; configs: ImageConfig[]; image: string; want: string | undefined }> = {
       longest: {
         reason: 'the longest matching prefix wins, whatever the order',
         configs: [
