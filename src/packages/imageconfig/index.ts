@@ -4,4 +4,5 @@ export * from './types.js';
 export { affectsPulls, bestMatch, longestPrefix, matchesAny, type Purpose } from './match.js';
 export { ImageConfigError, resolveImage, resolveSource, type ImageResolution } from './resolve.js';
 export { ImageConfigStore, type ImageConfigSource, type ImageConfigStoreOptions } from './store.js';
-export { VERIFICATION_SKIPPED, VERIFIED, verificationCondition } from './conditions.js';
+export { appliedRefsField, VERIFICATION_SKIPPED, VERIFIED, verificationCondition } from './status.js';
+export { imageConfigKeys } from './watch.js';

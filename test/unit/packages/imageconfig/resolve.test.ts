@@ -172,7 +172,12 @@ describe('packages/imageconfig', () => {
       const server = new FakeApiServer([
         { apiVersion: 'pkg.crossplane.io/v1beta1', kind: 'ImageConfig', plural: 'imageconfigs', namespaced: false },
       ]);
-      server.put({ apiVersion: 'pkg.crossplane.io/v1beta1', kind: 'ImageConfig', ...config('listed', ['b/']) });
+      server.put({
+        apiVersion: 'pkg.crossplane.io/v1beta1',
+        kind: 'ImageConfig',
+        metadata: { name: 'listed' },
+        spec: config('listed', ['b/']).spec,
+      });
       const listed = await new ImageConfigStore({ client: server.client, cache: () => undefined }).list(signal);
       expect(listed.map((c) => c.metadata.name)).to.deep.equal(['listed']);
       expect(await new ImageConfigStore({ client: new FakeApiServer().client }).list(signal)).to.deep.equal([]);
