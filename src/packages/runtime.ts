@@ -78,11 +78,21 @@ export class FunctionRuntime {
 
   /**
    * Applies the revision's runtime and reports its health. The Service is pointed at this revision only once its
-   * Deployment is available (or when there is no Service yet), so an older revision serves until then.
+   * Deployment is available (or when there is no Service yet), so an older revision serves until then. `image` is
+   * what the ImageConfigs make of the revision's image.
    */
-  async ensure(revision: FunctionRevision, signal?: AbortSignal): Promise<RuntimeResult> {
+  async ensure(
+    revision: FunctionRevision,
+    signal?: AbortSignal,
+    image?: RuntimeInput['image'],
+  ): Promise<RuntimeResult> {
     const { namespace, secrets } = this.options;
-    const input: RuntimeInput = { revision, namespace, runtimeConfig: await this.runtimeConfig(revision, signal) };
+    const input: RuntimeInput = {
+      revision,
+      namespace,
+      runtimeConfig: await this.runtimeConfig(revision, signal),
+      ...(image ? { image } : {}),
+    };
     const service = buildService(input);
     const serverSecret = revision.spec.tlsServerSecretName;
     if (serverSecret !== undefined) {
