@@ -158,4 +158,42 @@ describe('ImageConfigs for package pulls (integration)', function () {
     expect(registry.requests('GET', '/upstream/'), 'requests for the original path').to.deep.equal([]);
     expect(registry.requests('GET', '/mirror/imgcfg-mirrored/')).to.not.deep.equal([]);
   });
+
+  it("runs a Function's runtime from the rewritten image, with the ImageConfig's pull secret", async () => {
+    const original = `${registry.host}/upstream/imgcfg-fn:v1.0.0`;
+    const rewritten = `${registry.host}/mirror/imgcfg-fn:v1.0.0`;
+    await create({
+      apiVersion: 'pkg.crossplane.io/v1',
+      kind: 'Function',
+      metadata: { name: 'imgcfg-fn' },
+      spec: { package: original },
+    });
+    const fn = await eventually('Function imgcfg-fn status', async () => {
+      const got = await get<Pkg>(client, {
+        apiVersion: 'pkg.crossplane.io/v1',
+        kind: 'Function',
+        metadata: { name: 'imgcfg-fn' },
+      });
+      if (got?.status?.currentRevision !== undefined && got.status.resolvedPackage !== undefined) return got;
+      throw new Error(JSON.stringify(got?.status ?? got));
+    });
+    expect(fn.status).to.deep.include({ currentIdentifier: original, resolvedPackage: rewritten });
+    const revision = fn.status?.currentRevision ?? '';
+    const deployment = await eventually(`Deployment ${NS}/${revision}`, () =>
+      get<
+        KubeObject & {
+          spec: { template: { spec: { containers: { image: string }[]; imagePullSecrets?: { name: string }[] } } };
+        }
+      >(client, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: revision, namespace: NS } }),
+    );
+    expect(deployment.spec.template.spec.containers[0]?.image).to.equal(rewritten);
+    expect(deployment.spec.template.spec.imagePullSecrets).to.deep.equal([{ name: 'imgcfg-registry' }]);
+    const rev = await get<Pkg>(client, {
+      apiVersion: 'pkg.crossplane.io/v1',
+      kind: 'FunctionRevision',
+      metadata: { name: revision },
+    });
+    expect(rev?.spec.image).to.equal(original);
+    expect(rev?.status?.resolvedImage).to.equal(rewritten);
+  });
 });
