@@ -35,6 +35,7 @@ import type { Metrics } from '../metrics/index.js';
 import type { ReconcileLimiter, ReconcileResult } from '../queue/index.js';
 import { conditionOf, health, installed, packageHealth, runtime, RUNTIME } from './conditions.js';
 import { FUNCTION, FUNCTION_REVISION, LABEL_PARENT_PACKAGE, revisionName, serverSecretName } from './names.js';
+import type { RuntimeInput } from './manifests.js';
 import { FunctionRuntime } from './runtime.js';
 import type { LockManager } from './lock/index.js';
 import {
@@ -44,7 +45,9 @@ import {
   ImageConfigStore,
   resolveImage,
   verificationCondition,
+  IMAGE_CONFIG_REASON,
   type ImageConfig,
+  type ImageConfigRef,
   type ImageResolution,
 } from './imageconfig/index.js';
 import { metadataCondition, type MetadataReader } from './metadata.js';
@@ -123,8 +126,8 @@ export class FunctionPackageController implements Lifecycle {
       watches.push(
         watchKind({
           kind: IMAGE_CONFIG,
-          keys: (event) =>
-            event.type !== 'resync' && affectsPulls(event.object as unknown as ImageConfig) ? [PASS] : [],
+          // A runtime config ImageConfig too: the pass is cheap, and its change should reach the runtime soon.
+          keys: (event) => (event.type !== 'resync' && affectsRuntime(event.object) ? [PASS] : []),
         }),
       );
     }
@@ -362,8 +365,7 @@ export class FunctionPackageController implements Lifecycle {
     image: ImageResolution,
     signal: AbortSignal,
   ): Promise<boolean> {
-    const run = { ref: image.resolvedRef, ...(image.pullSecret !== undefined ? { pullSecret: image.pullSecret } : {}) };
-    const { endpoint, health: runtime } = await this.runtime.ensure(revision, signal, run);
+    const { endpoint, health: runtime } = await this.runtime.ensure(revision, signal, runtimeImage(image));
     const conditions = [health('RevisionHealthy', true), health('RuntimeHealthy', runtime.healthy, runtime.message)];
     const verified = verificationCondition(image, revision.status?.conditions);
     if (verified !== undefined) conditions.push(verified);
@@ -377,7 +379,7 @@ export class FunctionPackageController implements Lifecycle {
       endpoint,
       capabilities,
       resolvedImage: image.resolvedRef,
-      ...appliedRefsField(revision.status?.appliedImageConfigRefs, image),
+      ...appliedRefsField(revision.status?.appliedImageConfigRefs, { applied: revisionRefs(image) }),
     };
     await this.writeStatus(revisionStatusOf(revision), conditions, fields, signal);
     return runtime.healthy === true;
@@ -448,6 +450,28 @@ function inheritedSpec(fn: FunctionPackage): Record<string, unknown> {
     if (spec[key] !== undefined) copied[key] = spec[key];
   }
   return copied;
+}
+
+function affectsRuntime(object: unknown): boolean {
+  const config = object as ImageConfig;
+  return affectsPulls(config) || config.spec?.runtime !== undefined;
+}
+
+/** What the runtime takes of the ImageConfigs: the image to run, their pull secret, their runtime config. */
+function runtimeImage(image: ImageResolution): NonNullable<RuntimeInput['image']> {
+  return {
+    ref: image.resolvedRef,
+    ...(image.pullSecret !== undefined ? { pullSecret: image.pullSecret } : {}),
+    ...(image.runtimeConfig !== undefined ? { runtimeConfig: image.runtimeConfig.name } : {}),
+  };
+}
+
+/** A revision's applied ImageConfigs: the pull's, then the runtime's (upstream's runtime adds ConfigureRuntime). */
+function revisionRefs(image: ImageResolution): ImageConfigRef[] {
+  const runtime = image.runtimeConfig;
+  return runtime === undefined
+    ? image.applied
+    : [...image.applied, { name: runtime.imageConfig, reason: IMAGE_CONFIG_REASON.runtime }];
 }
 
 /** What a Function's status says of the ImageConfigs used for its package. */

@@ -37,9 +37,10 @@ export interface RuntimeInput {
   serverCertDigest?: string;
   /**
    * What the ImageConfigs make of the revision's image: the reference to run (its rewrite; spec.image otherwise) and
-   * a pull Secret to add to the pod's, as upstream's runtime takes status.resolvedImage and the SetImagePullSecret one.
+   * a pull Secret to add to the pod's, as upstream's runtime takes status.resolvedImage and the SetImagePullSecret one;
+   * the DeploymentRuntimeConfig an ImageConfig names in place of the revision's.
    */
-  image?: { ref: string; pullSecret?: string };
+  image?: { ref: string; pullSecret?: string; runtimeConfig?: string };
 }
 
 /** The pod template annotation holding RuntimeInput.serverCertDigest. */

@@ -60,9 +60,16 @@ export interface RuntimeOptions {
 export class FunctionRuntime {
   constructor(private readonly options: RuntimeOptions) {}
 
-  /** The revision's DeploymentRuntimeConfig; the `default` one is created (empty) when absent, as upstream. */
-  async runtimeConfig(revision: FunctionRevision, signal?: AbortSignal): Promise<DeploymentRuntimeConfig | undefined> {
-    const name = revision.spec.runtimeConfigRef?.name ?? DEFAULT_RUNTIME_CONFIG;
+  /**
+   * The revision's DeploymentRuntimeConfig, or the one an ImageConfig names in its place; the `default` one is created
+   * (empty) when absent, as upstream.
+   */
+  async runtimeConfig(
+    revision: FunctionRevision,
+    signal?: AbortSignal,
+    override?: string,
+  ): Promise<DeploymentRuntimeConfig | undefined> {
+    const name = override ?? revision.spec.runtimeConfigRef?.name ?? DEFAULT_RUNTIME_CONFIG;
     const path = `/apis/pkg.crossplane.io/v1beta1/deploymentruntimeconfigs/${name}`;
     const found = await getIfExists<DeploymentRuntimeConfig>(this.options.client, path, signal);
     if (found !== undefined || name !== DEFAULT_RUNTIME_CONFIG) {
@@ -90,7 +97,7 @@ export class FunctionRuntime {
     const input: RuntimeInput = {
       revision,
       namespace,
-      runtimeConfig: await this.runtimeConfig(revision, signal),
+      runtimeConfig: await this.runtimeConfig(revision, signal, image?.runtimeConfig),
       ...(image ? { image } : {}),
     };
     const service = buildService(input);

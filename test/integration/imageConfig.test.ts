@@ -159,9 +159,23 @@ describe('ImageConfigs for package pulls (integration)', function () {
     expect(registry.requests('GET', '/mirror/imgcfg-mirrored/')).to.not.deep.equal([]);
   });
 
-  it("runs a Function's runtime from the rewritten image, with the ImageConfig's pull secret", async () => {
+  it("runs a Function's runtime from the rewritten image, with the ImageConfig's pull secret and runtime config", async () => {
     const original = `${registry.host}/upstream/imgcfg-fn:v1.0.0`;
     const rewritten = `${registry.host}/mirror/imgcfg-fn:v1.0.0`;
+    await create({
+      apiVersion: 'pkg.crossplane.io/v1beta1',
+      kind: 'DeploymentRuntimeConfig',
+      metadata: { name: 'imgcfg-runtime' },
+      spec: { deploymentTemplate: { metadata: { labels: { 'imgcfg.example.org/runtime': 'imgcfg-runtime' } } } },
+    });
+    await create({
+      ...IMAGE_CONFIG,
+      metadata: { name: 'imgcfg-fn-runtime' },
+      spec: {
+        matchImages: [{ type: 'Prefix', prefix: `${registry.host}/mirror/imgcfg-fn` }],
+        runtime: { configRef: { name: 'imgcfg-runtime' } },
+      },
+    });
     await create({
       apiVersion: 'pkg.crossplane.io/v1',
       kind: 'Function',
@@ -179,21 +193,37 @@ describe('ImageConfigs for package pulls (integration)', function () {
     });
     expect(fn.status).to.deep.include({ currentIdentifier: original, resolvedPackage: rewritten });
     const revision = fn.status?.currentRevision ?? '';
-    const deployment = await eventually(`Deployment ${NS}/${revision}`, () =>
-      get<
+    // Waits for the runtime config's label: an ImageConfig the informer had not seen yet is applied on its event.
+    const deployment = await eventually(`Deployment ${NS}/${revision} with the runtime config`, async () => {
+      const got = await get<
         KubeObject & {
           spec: { template: { spec: { containers: { image: string }[]; imagePullSecrets?: { name: string }[] } } };
         }
-      >(client, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: revision, namespace: NS } }),
-    );
+      >(client, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: revision, namespace: NS } });
+      const labels = got?.metadata.labels as Record<string, string> | undefined;
+      if (labels?.['imgcfg.example.org/runtime'] !== undefined) return got;
+      throw new Error(JSON.stringify(got ?? 'no Deployment'));
+    });
     expect(deployment.spec.template.spec.containers[0]?.image).to.equal(rewritten);
     expect(deployment.spec.template.spec.imagePullSecrets).to.deep.equal([{ name: 'imgcfg-registry' }]);
-    const rev = await get<Pkg>(client, {
-      apiVersion: 'pkg.crossplane.io/v1',
-      kind: 'FunctionRevision',
-      metadata: { name: revision },
+    expect(deployment.metadata.labels).to.deep.include({ 'imgcfg.example.org/runtime': 'imgcfg-runtime' });
+    const rev = await eventually(`FunctionRevision ${revision} status`, async () => {
+      const got = await get<Pkg>(client, {
+        apiVersion: 'pkg.crossplane.io/v1',
+        kind: 'FunctionRevision',
+        metadata: { name: revision },
+      });
+      if (got?.status?.resolvedImage !== undefined) return got;
+      throw new Error(JSON.stringify(got?.status ?? got));
     });
-    expect(rev?.spec.image).to.equal(original);
-    expect(rev?.status?.resolvedImage).to.equal(rewritten);
+    expect(rev.spec.image).to.equal(original);
+    expect(rev.status).to.deep.include({
+      resolvedImage: rewritten,
+      appliedImageConfigRefs: [
+        { name: 'imgcfg-mirror', reason: 'RewriteImage' },
+        { name: 'imgcfg-registry-creds', reason: 'SetImagePullSecret' },
+        { name: 'imgcfg-fn-runtime', reason: 'ConfigureRuntime' },
+      ],
+    });
   });
 });

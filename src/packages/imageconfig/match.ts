@@ -5,12 +5,13 @@
 import type { ImageConfig } from './types.js';
 
 /** What an ImageConfig is looked up for; each purpose only considers the ImageConfigs that configure it. */
-export type Purpose = 'pullSecret' | 'rewrite' | 'verification';
+export type Purpose = 'pullSecret' | 'rewrite' | 'verification' | 'runtime';
 
 const CONFIGURES: Record<Purpose, (c: ImageConfig) => boolean> = {
   pullSecret: (c) => (c.spec?.registry?.authentication?.pullSecretRef?.name ?? '') !== '',
   rewrite: (c) => c.spec?.rewriteImage !== undefined,
   verification: (c) => c.spec?.verification !== undefined,
+  runtime: (c) => c.spec?.runtime !== undefined,
 };
 
 /** The ImageConfig configuring `purpose` whose prefix matches `image` longest; undefined when none matches. */

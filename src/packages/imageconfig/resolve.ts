@@ -19,6 +19,11 @@ export interface ImageResolution {
   pullSecret?: string;
   /** The ImageConfig whose verification would apply (not done: see the header). */
   verification?: string;
+  /**
+   * The DeploymentRuntimeConfig an ImageConfig names for the rewritten image, in place of the revision's
+   * runtimeConfigRef; recorded (ConfigureRuntime) on the revision by its runtime, not in `applied`, as upstream.
+   */
+  runtimeConfig?: { imageConfig: string; name: string };
   applied: ImageConfigRef[];
 }
 
@@ -44,12 +49,24 @@ export function resolveImage(configs: readonly ImageConfig[], ref: string): Imag
     resolution.pullSecret = secretName;
     applied.push({ name: secret.metadata.name, reason: IMAGE_CONFIG_REASON.pullSecret });
   }
+  const runtimeConfig = runtimeConfigOf(configs, resolvedRef);
+  if (runtimeConfig !== undefined) resolution.runtimeConfig = runtimeConfig;
   const verify = verification(configs, resolvedRef);
   if (verify !== undefined) {
     resolution.verification = verify;
     applied.push({ name: verify, reason: IMAGE_CONFIG_REASON.verify });
   }
   return resolution;
+}
+
+/** The runtime config the best runtime ImageConfig names; one naming none leaves the revision's (upstream). */
+function runtimeConfigOf(
+  configs: readonly ImageConfig[],
+  resolvedRef: string,
+): ImageResolution['runtimeConfig'] | undefined {
+  const config = bestMatch(configs, resolvedRef, 'runtime');
+  const name = config?.spec?.runtime?.configRef?.name;
+  return config === undefined || name === undefined ? undefined : { imageConfig: config.metadata.name, name };
 }
 
 /** The ImageConfig whose verification applies; one without a cosign section fails as upstream's store does. */

@@ -30,6 +30,7 @@ export const IMAGE_CONFIG_REASON = {
   rewrite: 'RewriteImage',
   pullSecret: 'SetImagePullSecret',
   verify: 'VerifyImage',
+  runtime: 'ConfigureRuntime',
 } as const;
 
 export type ImageConfigReason = (typeof IMAGE_CONFIG_REASON)[keyof typeof IMAGE_CONFIG_REASON];

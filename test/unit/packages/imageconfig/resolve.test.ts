@@ -108,6 +108,20 @@ describe('packages/imageconfig', () => {
           ],
         },
       },
+      runtime: {
+        reason: "a runtime ImageConfig's config is given for the rewritten reference, and not recorded with the pull's",
+        configs: [
+          config('mirror', ['xpkg.example.org/'], rewriteTo('mirror.example.org/')),
+          config('tuned', ['mirror.example.org/org/'], { runtime: { configRef: { name: 'big' } } }),
+          config('ignored', ['xpkg.example.org/'], { runtime: { configRef: { name: 'small' } } }),
+        ],
+        ref: 'xpkg.example.org/org/app:v1',
+        want: {
+          resolvedRef: 'mirror.example.org/org/app:v1',
+          runtimeConfig: { imageConfig: 'tuned', name: 'big' },
+          applied: [{ name: 'mirror', reason: 'RewriteImage' }],
+        },
+      },
       verification: {
         reason: 'a verification ImageConfig is recorded as VerifyImage, as upstream without its alpha flag',
         configs: [config('signed', ['xpkg.example.org/'], cosign)],
