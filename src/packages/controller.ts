@@ -6,6 +6,9 @@
 // controller kit's shell, so passes never overlap and a change during a pass runs one more after it. A pass that finds nothing to change writes
 // nothing. Whether a Function runs as a package at all is chooseRuntime's decision, the one the function runner
 // makes: one a built-in serves gets no Deployment, and every Function's Runtime condition says which way it runs.
+// ImageConfigs apply as to every package (imageconfig/): the runtime runs the rewritten image with their pull secret,
+// the Function's resolvedPackage and the revision's resolvedImage say what that is, appliedImageConfigRefs which
+// ImageConfigs were used; an ImageConfig's change starts a pass.
 import type { Logger } from 'pino';
 import { of } from 'rxjs';
 import { chooseRuntime, DEFAULT_BUILTIN_POLICY, type BuiltinPolicy, type RuntimeChoice } from '../functions/index.js';
@@ -32,8 +35,21 @@ import type { Metrics } from '../metrics/index.js';
 import type { ReconcileLimiter, ReconcileResult } from '../queue/index.js';
 import { conditionOf, health, installed, packageHealth, runtime, RUNTIME } from './conditions.js';
 import { FUNCTION, FUNCTION_REVISION, LABEL_PARENT_PACKAGE, revisionName, serverSecretName } from './names.js';
+import type { RuntimeInput } from './manifests.js';
 import { FunctionRuntime } from './runtime.js';
 import type { LockManager } from './lock/index.js';
+import {
+  affectsPulls,
+  appliedRefsField,
+  IMAGE_CONFIG,
+  ImageConfigStore,
+  resolveImage,
+  verificationCondition,
+  IMAGE_CONFIG_REASON,
+  type ImageConfig,
+  type ImageConfigRef,
+  type ImageResolution,
+} from './imageconfig/index.js';
 import { metadataCondition, type MetadataReader } from './metadata.js';
 import { TlsSecrets } from './secrets.js';
 import type { Condition, FunctionPackage, FunctionRevision } from './types.js';
@@ -95,6 +111,7 @@ export class FunctionPackageController implements Lifecycle {
   private readonly secrets: TlsSecrets;
   private readonly runtime: FunctionRuntime;
   private readonly shell: ControllerShell;
+  private readonly imageConfigs: ImageConfigStore;
   /** Resolves when the first pass has run. */
   private firstPassDone: () => void = () => undefined;
   private readonly firstPass = new Promise<void>((resolve) => (this.firstPassDone = resolve));
@@ -106,6 +123,13 @@ export class FunctionPackageController implements Lifecycle {
     const watches: Watch[] = [{ keys$: of(PASS) }];
     if (options.informers) {
       watches.push(watchKind({ kind: FUNCTION, keys: (event) => (event.type === 'resync' ? [] : [PASS]) }));
+      watches.push(
+        watchKind({
+          kind: IMAGE_CONFIG,
+          // A runtime config ImageConfig too: the pass is cheap, and its change should reach the runtime soon.
+          keys: (event) => (event.type !== 'resync' && affectsRuntime(event.object) ? [PASS] : []),
+        }),
+      );
     }
     this.shell = new ControllerShell({
       ...options,
@@ -115,6 +139,7 @@ export class FunctionPackageController implements Lifecycle {
       reconcile: (_key, signal) => this.reconcilePass(signal),
       errors: { keyField: 'pass', level: 'warn' },
     });
+    this.imageConfigs = new ImageConfigStore({ client: options.client, cache: () => this.shell.store(IMAGE_CONFIG) });
   }
 
   /**
@@ -196,6 +221,7 @@ export class FunctionPackageController implements Lifecycle {
       return true;
     }
     const pkg = fn.spec?.package ?? '';
+    const image = resolveImage(await this.imageConfigs.list(signal), pkg);
     const revisions = await this.listRevisions(fn.metadata.name, signal);
     const current = await this.ensureRevision(fn, pkg, revisions, signal);
     const others = revisions.filter((r) => r.metadata.name !== current.metadata.name);
@@ -204,7 +230,7 @@ export class FunctionPackageController implements Lifecycle {
     await this.updateLock(fn.metadata.name, current, others, signal);
     let currentHealthy = false;
     if (current.spec.desiredState === 'Active') {
-      currentHealthy = await this.reconcileActive(current, signal);
+      currentHealthy = await this.reconcileActive(current, image, signal);
     }
     await this.retire(others, currentHealthy, signal);
     await this.collectGarbage(fn, [current, ...others], signal);
@@ -218,7 +244,7 @@ export class FunctionPackageController implements Lifecycle {
     await this.writeStatus(
       statusOf(fn),
       [runtime(choice), installed(active), healthy],
-      { currentRevision: current.metadata.name, currentIdentifier: pkg },
+      { currentRevision: current.metadata.name, currentIdentifier: pkg, ...resolvedFields(fn, image) },
       signal,
     );
     return healthy.status === 'True' && others.every((r) => r.spec.desiredState !== 'Active');
@@ -363,16 +389,28 @@ export class FunctionPackageController implements Lifecycle {
   }
 
   /** Applies the runtime and writes the revision's status; true when its runtime is healthy. */
-  private async reconcileActive(revision: FunctionRevision, signal: AbortSignal): Promise<boolean> {
-    const { endpoint, health: runtime } = await this.runtime.ensure(revision, signal);
+  private async reconcileActive(
+    revision: FunctionRevision,
+    image: ImageResolution,
+    signal: AbortSignal,
+  ): Promise<boolean> {
+    const { endpoint, health: runtime } = await this.runtime.ensure(revision, signal, runtimeImage(image));
     const conditions = [health('RevisionHealthy', true), health('RuntimeHealthy', runtime.healthy, runtime.message)];
+    const verified = verificationCondition(image, revision.status?.conditions);
+    if (verified !== undefined) conditions.push(verified);
     // Capabilities the package's metadata could not tell are unknown: an empty list says so (upstream's revisions
     // always list some), and the Operation capability check passes such a revision as it passes a function without
     // one (docs/operations.md). A failed read changes nothing else: the runtime runs the image as before.
-    const read = await this.options.metadata?.capabilities(revision, signal);
+    const read = await this.options.metadata?.capabilities(revision, signal, image);
     if (read !== undefined) conditions.push(metadataCondition(read));
     const capabilities = read !== undefined && 'capabilities' in read ? read.capabilities : [];
-    await this.writeStatus(revisionStatusOf(revision), conditions, { endpoint, capabilities }, signal);
+    const fields = {
+      endpoint,
+      capabilities,
+      resolvedImage: image.resolvedRef,
+      ...appliedRefsField(revision.status?.appliedImageConfigRefs, { applied: revisionRefs(image) }),
+    };
+    await this.writeStatus(revisionStatusOf(revision), conditions, fields, signal);
     return runtime.healthy === true;
   }
 
@@ -441,6 +479,33 @@ function inheritedSpec(fn: FunctionPackage): Record<string, unknown> {
     if (spec[key] !== undefined) copied[key] = spec[key];
   }
   return copied;
+}
+
+function affectsRuntime(object: unknown): boolean {
+  const config = object as ImageConfig;
+  return affectsPulls(config) || config.spec?.runtime !== undefined;
+}
+
+/** What the runtime takes of the ImageConfigs: the image to run, their pull secret, their runtime config. */
+function runtimeImage(image: ImageResolution): NonNullable<RuntimeInput['image']> {
+  return {
+    ref: image.resolvedRef,
+    ...(image.pullSecret !== undefined ? { pullSecret: image.pullSecret } : {}),
+    ...(image.runtimeConfig !== undefined ? { runtimeConfig: image.runtimeConfig.name } : {}),
+  };
+}
+
+/** A revision's applied ImageConfigs: the pull's, then the runtime's (upstream's runtime adds ConfigureRuntime). */
+function revisionRefs(image: ImageResolution): ImageConfigRef[] {
+  const runtime = image.runtimeConfig;
+  return runtime === undefined
+    ? image.applied
+    : [...image.applied, { name: runtime.imageConfig, reason: IMAGE_CONFIG_REASON.runtime }];
+}
+
+/** What a Function's status says of the ImageConfigs used for its package. */
+function resolvedFields(fn: FunctionPackage, image: ImageResolution): Record<string, unknown> {
+  return { resolvedPackage: image.resolvedRef, ...appliedRefsField(fn.status?.appliedImageConfigRefs, image) };
 }
 
 /** A status as stored and where it is written. */

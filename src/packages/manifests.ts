@@ -35,6 +35,12 @@ export interface RuntimeInput {
    * certificate rolls the pods: functions read their certificate once, when they start.
    */
   serverCertDigest?: string;
+  /**
+   * What the ImageConfigs make of the revision's image: the reference to run (its rewrite; spec.image otherwise) and
+   * a pull Secret to add to the pod's, as upstream's runtime takes status.resolvedImage and the SetImagePullSecret one;
+   * the DeploymentRuntimeConfig an ImageConfig names in place of the revision's.
+   */
+  image?: { ref: string; pullSecret?: string; runtimeConfig?: string };
 }
 
 /** The pod template annotation holding RuntimeInput.serverCertDigest. */
@@ -160,7 +166,10 @@ export function buildDeployment(input: RuntimeInput, serviceAccount: string): Ma
   pod.containers = containers;
   applyDefaults(spec, pod, runtime, serviceAccount);
   const podMeta = (podTemplate.metadata ?? {}) as Obj;
+  // Before applyRequired, which sets spec.image where nothing else did, and replaces the pull Secrets.
+  applyImageConfigImage(runtime, input.image);
   applyRequired(revision, { spec, podMeta, pod, runtime });
+  addPullSecret(pod, input.image);
   if (input.serverCertDigest !== undefined) {
     podMeta.annotations = { ...(podMeta.annotations ?? {}), [SERVER_CERT_ANNOTATION]: input.serverCertDigest };
   }
@@ -175,6 +184,18 @@ export function buildDeployment(input: RuntimeInput, serviceAccount: string): Ma
 
 function list(value: unknown): Obj[] {
   return (value as Obj[] | undefined) ?? [];
+}
+
+/** An ImageConfig's rewrite of the image, where the runtime config names none. */
+function applyImageConfigImage(runtime: Obj, image: RuntimeInput['image']): void {
+  if (image !== undefined && (runtime.image === undefined || runtime.image === '')) runtime.image = image.ref;
+}
+
+/** An ImageConfig's pull Secret, after the package's own. */
+function addPullSecret(pod: Obj, image: RuntimeInput['image']): void {
+  const name = image?.pullSecret;
+  const secrets = list(pod.imagePullSecrets);
+  if (name !== undefined && !secrets.some((s) => s.name === name)) pod.imagePullSecrets = [...secrets, { name }];
 }
 
 /** compositor's defaults, used only where the runtime config is silent. */

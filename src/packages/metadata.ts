@@ -4,11 +4,13 @@
 // function). Crossplane installs none of a Function package's objects (its FilteringEstablisher for FunctionRevisions
 // lets no kind through: the xpkg spec says a Function's CRDs are not installed), so the input CRDs stay uninstalled
 // here too. A read is remembered per revision and image, a failure for `retryMs`, so a registry that cannot be
-// reached costs one bounded attempt per interval, not one per pass.
+// reached costs one bounded attempt per interval, not one per pass. What the ImageConfigs make of the image (the
+// controller resolves it) is pulled: the rewritten reference, with their pull secret after the revision's own.
 import { errorMessage, systemClock, type Clock } from '../base/index.js';
 import type { KubeClient } from '../kube/index.js';
 import { defaultCacheDir } from './configuration/packages.js';
 import { pullOptions, type PullSpec } from './configuration/pull.js';
+import type { ImageResolution } from './imageconfig/index.js';
 import { Puller } from './oci/index.js';
 import type { Condition, FunctionRevision } from './types.js';
 import { PackageClient } from './xpkg/index.js';
@@ -38,19 +40,28 @@ export class MetadataReader {
 
   constructor(private readonly options: MetadataReaderOptions) {}
 
-  /** The revision's capabilities, or why they could not be read. */
-  async capabilities(revision: FunctionRevision, signal: AbortSignal): Promise<MetadataResult> {
-    const key = `${revision.metadata.uid ?? revision.metadata.name}/${revision.spec.image}`;
+  /** The revision's capabilities, or why they could not be read; `image` is what the ImageConfigs made of it. */
+  async capabilities(
+    revision: FunctionRevision,
+    signal: AbortSignal,
+    image?: Pick<ImageResolution, 'resolvedRef' | 'pullSecret'>,
+  ): Promise<MetadataResult> {
+    const pulled = image ?? { resolvedRef: revision.spec.image };
+    const key = `${revision.metadata.uid ?? revision.metadata.name}/${pulled.resolvedRef}/${pulled.pullSecret ?? ''}`;
     const clock = this.options.clock ?? systemClock;
     const known = this.read.get(key);
     if (known !== undefined && clock.now() < known.until) return known.result;
-    const result = await this.fetch(revision, signal);
+    const result = await this.fetch(revision, pulled, signal);
     const retry = 'error' in result || revision.spec.packagePullPolicy === 'Always';
     this.read.set(key, { result, until: retry ? clock.now() + (this.options.retryMs ?? 60_000) : Infinity });
     return result;
   }
 
-  private async fetch(revision: FunctionRevision, signal: AbortSignal): Promise<MetadataResult> {
+  private async fetch(
+    revision: FunctionRevision,
+    image: Pick<ImageResolution, 'resolvedRef' | 'pullSecret'>,
+    signal: AbortSignal,
+  ): Promise<MetadataResult> {
     const timeoutMs = this.options.timeoutMs ?? 20_000;
     const timeout = new AbortController();
     const clock = this.options.clock ?? systemClock;
@@ -60,8 +71,15 @@ export class MetadataReader {
     const bounded = AbortSignal.any([signal, timeout.signal]);
     try {
       const spec = revision.spec as PullSpec;
-      const options = await pullOptions(this.options.client, this.options.namespace, spec, bounded);
-      const pkg = await this.options.packages.get(revision.spec.image, options);
+      const secrets = [...(spec.packagePullSecrets ?? [])];
+      if (image.pullSecret !== undefined) secrets.push({ name: image.pullSecret });
+      const options = await pullOptions(
+        this.options.client,
+        this.options.namespace,
+        { ...spec, packagePullSecrets: secrets },
+        bounded,
+      );
+      const pkg = await this.options.packages.get(image.resolvedRef, options);
       const meta = pkg.meta.find((m) => m.kind === 'Function');
       if (meta === undefined) return { error: 'package meta type is not Function' };
       const declared = (meta.spec as { capabilities?: unknown } | undefined)?.capabilities;

@@ -60,9 +60,16 @@ export interface RuntimeOptions {
 export class FunctionRuntime {
   constructor(private readonly options: RuntimeOptions) {}
 
-  /** The revision's DeploymentRuntimeConfig; the `default` one is created (empty) when absent, as upstream. */
-  async runtimeConfig(revision: FunctionRevision, signal?: AbortSignal): Promise<DeploymentRuntimeConfig | undefined> {
-    const name = revision.spec.runtimeConfigRef?.name ?? DEFAULT_RUNTIME_CONFIG;
+  /**
+   * The revision's DeploymentRuntimeConfig, or the one an ImageConfig names in its place; the `default` one is created
+   * (empty) when absent, as upstream.
+   */
+  async runtimeConfig(
+    revision: FunctionRevision,
+    signal?: AbortSignal,
+    override?: string,
+  ): Promise<DeploymentRuntimeConfig | undefined> {
+    const name = override ?? revision.spec.runtimeConfigRef?.name ?? DEFAULT_RUNTIME_CONFIG;
     const path = `/apis/pkg.crossplane.io/v1beta1/deploymentruntimeconfigs/${name}`;
     const found = await getIfExists<DeploymentRuntimeConfig>(this.options.client, path, signal);
     if (found !== undefined || name !== DEFAULT_RUNTIME_CONFIG) {
@@ -78,11 +85,21 @@ export class FunctionRuntime {
 
   /**
    * Applies the revision's runtime and reports its health. The Service is pointed at this revision only once its
-   * Deployment is available (or when there is no Service yet), so an older revision serves until then.
+   * Deployment is available (or when there is no Service yet), so an older revision serves until then. `image` is
+   * what the ImageConfigs make of the revision's image.
    */
-  async ensure(revision: FunctionRevision, signal?: AbortSignal): Promise<RuntimeResult> {
+  async ensure(
+    revision: FunctionRevision,
+    signal?: AbortSignal,
+    image?: RuntimeInput['image'],
+  ): Promise<RuntimeResult> {
     const { namespace, secrets } = this.options;
-    const input: RuntimeInput = { revision, namespace, runtimeConfig: await this.runtimeConfig(revision, signal) };
+    const input: RuntimeInput = {
+      revision,
+      namespace,
+      runtimeConfig: await this.runtimeConfig(revision, signal, image?.runtimeConfig),
+      ...(image ? { image } : {}),
+    };
     const service = buildService(input);
     const serverSecret = revision.spec.tlsServerSecretName;
     if (serverSecret !== undefined) {

@@ -1,6 +1,7 @@
 // The package API objects compositor reads and writes, as far as it uses them (unknown fields are kept as sent).
 import type { ObjectMeta } from '../apis/index.js';
 import type { Condition } from '../controller/index.js';
+import type { ImageConfigRef } from './imageconfig/index.js';
 
 // The kit's condition: package conditions are the same object shape as every other controller's.
 export type { Condition };
@@ -28,7 +29,13 @@ export interface FunctionPackage {
     runtimeConfigRef?: RuntimeConfigRef;
     commonLabels?: Record<string, string>;
   };
-  status?: { conditions?: Condition[]; currentRevision?: string; currentIdentifier?: string };
+  status?: {
+    conditions?: Condition[];
+    currentRevision?: string;
+    currentIdentifier?: string;
+    resolvedPackage?: string;
+    appliedImageConfigRefs?: ImageConfigRef[];
+  };
 }
 
 export interface FunctionRevision {
@@ -45,7 +52,14 @@ export interface FunctionRevision {
     tlsServerSecretName?: string;
     commonLabels?: Record<string, string>;
   };
-  status?: { conditions?: Condition[]; endpoint?: string; capabilities?: string[] };
+  status?: {
+    conditions?: Condition[];
+    endpoint?: string;
+    capabilities?: string[];
+    /** The image run, after an ImageConfig's rewrite: upstream's ResolvedPackage. */
+    resolvedImage?: string;
+    appliedImageConfigRefs?: ImageConfigRef[];
+  };
 }
 
 /** The metadata of a runtime config's templates: what compositor copies onto the objects it renders. */

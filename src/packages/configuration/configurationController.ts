@@ -4,7 +4,9 @@
 // revisionHistoryLimit (revisions.ts); status names the current revision and package, Installed says whether it is
 // active and Healthy follows its RevisionHealthy. A pull that fails is Installed False (UnpackingPackage) and Healthy
 // False with the error, and changes no revision: what is installed stays installed. A revision's change re-queues its
-// Configuration, which copies the revision's health.
+// Configuration, which copies the revision's health. ImageConfigs apply to the pull (pull.ts): status.resolvedPackage is
+// the reference pulled, appliedImageConfigRefs the ImageConfigs used, and a change of an ImageConfig re-queues the
+// packages it matches; the revision keeps the reference as written (upstream: the Lock and revisions name originals).
 import type { Logger } from 'pino';
 import { errorMessage, type Clock } from '../../base/index.js';
 import { ControllerShell, watchKind, type ControllerContext, type ControllerSettings } from '../../controller/index.js';
@@ -16,7 +18,14 @@ import type { PackageClient } from '../xpkg/index.js';
 import { configurationHealth, installed, unhealthy, unpacking } from './conditions.js';
 import { CONFIGURATION_KIND, controllerNameOf, type PackageKindSpec } from './kind.js';
 import { FIELD_MANAGER, revisionNameOf } from './names.js';
-import { pullOptions } from './pull.js';
+import {
+  IMAGE_CONFIG,
+  imageConfigKeys,
+  appliedRefsField,
+  ImageConfigStore,
+  type ImageResolution,
+} from '../imageconfig/index.js';
+import { preparePull } from './pull.js';
 import { COPIED_SPEC_FIELDS, revisionCurrent } from './current.js';
 import { handlePause } from './paused.js';
 import { planRevisions } from './revisions.js';
@@ -53,6 +62,7 @@ export class ConfigurationController implements Lifecycle {
   private readonly shell: ControllerShell;
   private readonly logger: Logger;
   private readonly kind: PackageKindSpec;
+  private readonly imageConfigs: ImageConfigStore;
 
   constructor(private readonly options: ConfigurationControllerOptions) {
     this.kind = options.kind ?? CONFIGURATION_KIND;
@@ -71,10 +81,20 @@ export class ConfigurationController implements Lifecycle {
             return parent === undefined ? [] : [parent];
           },
         }),
+        watchKind({
+          kind: IMAGE_CONFIG,
+          keys: (event) =>
+            imageConfigKeys(
+              event,
+              (this.shell.store(this.kind.package)?.list() ?? []) as unknown as Configuration[],
+              (cfg) => [cfg.spec.package, cfg.status?.resolvedPackage],
+            ),
+        }),
       ],
       reconcile: (key, signal) => this.reconcile(key, signal),
       errors: { keyField: 'configuration', level: 'warn', causes: true },
     });
+    this.imageConfigs = new ImageConfigStore({ client: options.client, cache: () => this.shell.store(IMAGE_CONFIG) });
   }
 
   async start(signal?: AbortSignal): Promise<void> {
@@ -96,22 +116,25 @@ export class ConfigurationController implements Lifecycle {
     };
     if (await handlePause({ client: this.options.client, object: cfg, path, event }, signal)) return {};
     const revisions = await this.listRevisions(cfg, signal);
-    const digest = await this.resolve(cfg, signal);
+    const { digest, resolution } = await this.resolve(cfg, signal);
     const currentName = revisionNameOf(name, digest);
     const plan = planRevisions(cfg, currentName, revisions);
     for (const old of plan.deactivate) await this.deactivate(cfg, old, signal);
     if (plan.collect !== undefined) await this.collect(cfg, plan.collect, signal);
     const stored = revisions.find((r) => r.metadata.name === currentName);
     const current = await this.applyRevision(cfg, currentName, { ...plan, stored }, signal);
-    await this.report(cfg, current, stored, signal);
+    await this.report(cfg, { current, stored, resolution }, signal);
     return cfg.spec.packagePullPolicy === 'Always' ? { requeueAfterMs: this.options.pullIntervalMs ?? 60_000 } : {};
   }
 
   /** Status: the current revision and package, Installed from its state, Healthy from its RevisionHealthy. */
   private async report(
     cfg: Configuration,
-    current: ConfigurationRevision,
-    stored: ConfigurationRevision | undefined,
+    {
+      current,
+      stored,
+      resolution,
+    }: { current: ConfigurationRevision; stored: ConfigurationRevision | undefined; resolution: ImageResolution },
     signal: AbortSignal,
   ): Promise<void> {
     // The revision as applied carries no status when it was just created; the listed one may have one.
@@ -129,7 +152,8 @@ export class ConfigurationController implements Lifecycle {
         fields: {
           currentRevision: current.metadata.name,
           currentIdentifier: cfg.spec.package,
-          resolvedPackage: cfg.spec.package,
+          resolvedPackage: resolution.resolvedRef,
+          ...appliedRefsField(cfg.status?.appliedImageConfigRefs, resolution),
         },
       },
       signal,
@@ -151,11 +175,15 @@ export class ConfigurationController implements Lifecycle {
   }
 
   /** The digest spec.package resolves to; a failure is reported as UnpackingPackage and retried. */
-  private async resolve(cfg: Configuration, signal: AbortSignal): Promise<string> {
+  private async resolve(
+    cfg: Configuration,
+    signal: AbortSignal,
+  ): Promise<{ digest: string; resolution: ImageResolution }> {
     try {
-      const options = await pullOptions(this.options.client, this.options.namespace, cfg.spec, signal);
-      const pkg = await this.options.packages.get(cfg.spec.package, options);
-      return pkg.digest;
+      const deps = { ...this.options, imageConfigs: this.imageConfigs };
+      const { resolution, options } = await preparePull(deps, cfg.spec.package, cfg.spec, signal);
+      const pkg = await this.options.packages.get(resolution.resolvedRef, options);
+      return { digest: pkg.digest, resolution };
     } catch (err) {
       const message = `cannot unpack package: ${errorMessage(err, { cause: true })}`;
       if (cfg.status?.conditions?.find((c) => c.type === 'Installed')?.message !== message) {

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import type { Clock } from '../../base/index.js';
 import type { ControllerContext, ControllerSettings } from '../../controller/index.js';
 import { startInOrder, stopInReverse, type Lifecycle } from '../../lifecycle/index.js';
-import { parentCredentials } from '../lock/credentials.js';
+import { ImageConfigStore } from '../imageconfig/index.js';
+import { tagListing } from '../lock/credentials.js';
 import { RevisionDepartures } from '../lock/departures.js';
 import { LockManager } from '../lock/manager.js';
 import { LockResolver } from '../lock/resolverController.js';
@@ -49,8 +50,10 @@ export class ConfigurationPackages implements Lifecycle {
         ...options,
         providers: options.providers ?? false,
         tags: async (source, parents, signal) => {
-          const credentials = await parentCredentials(options, parents, signal);
-          return puller.tags(source, { credentials, signal });
+          // Listed from the API server: a listing is rare (a missing dependency), and the resolver holds no cache.
+          const imageConfigs = new ImageConfigStore({ client: options.client });
+          const listing = await tagListing({ ...options, imageConfigs }, source, parents, signal);
+          return puller.tags(listing.source, { credentials: listing.credentials, signal });
         },
       }),
       new RevisionDepartures({

@@ -6,12 +6,23 @@
 // message, and a Warning event; nothing installed is deleted. With a dependency manager and skipDependencyResolution
 // false, an active revision records itself and its dependencies (dependsOn) in the Lock before establishing anything,
 // and is not healthy until they are installed at valid versions; an inactive one removes itself from the Lock.
+// ImageConfigs apply to the pull (pull.ts): status.resolvedImage is the reference pulled, appliedImageConfigRefs the
+// ImageConfigs used, Verified says a requested signature verification was not done, and a change of an ImageConfig
+// re-queues the revisions it matches. spec.image stays the reference as written.
 import type { Logger } from 'pino';
 import { errorMessage, type Clock } from '../../base/index.js';
 import { ControllerShell, watchKind, type ControllerContext, type ControllerSettings } from '../../controller/index.js';
 import { getIfExists, isConflict } from '../../kube/index.js';
 import type { ReconcileResult } from '../../queue/index.js';
 import type { Lifecycle } from '../../lifecycle/index.js';
+import {
+  appliedRefsField,
+  IMAGE_CONFIG,
+  imageConfigKeys,
+  ImageConfigStore,
+  verificationCondition,
+  type ImageResolution,
+} from '../imageconfig/index.js';
 import type { DependencyManager } from '../lock/manager.js';
 import { LABEL_PARENT_PACKAGE } from '../names.js';
 import {
@@ -29,8 +40,9 @@ import { ControlRefusedError, Establisher } from './establisher.js';
 import { CONFIGURATION_KIND, controllerNameOf, type PackageKindSpec } from './kind.js';
 import { CROSSPLANE_VERSION } from './names.js';
 import { handlePause } from './paused.js';
-import { pullOptions } from './pull.js';
+import { preparePull } from './pull.js';
 import { writeStatus } from './status.js';
+import type { Condition } from '../types.js';
 import type { ConfigurationRevision, ObjectRef, OwnerReference } from './types.js';
 
 export interface ConfigurationRevisionControllerOptions extends ControllerContext {
@@ -68,6 +80,7 @@ export class ConfigurationRevisionController implements Lifecycle {
   private readonly establisher: Establisher;
   private readonly logger: Logger;
   private readonly kind: PackageKindSpec;
+  private readonly imageConfigs: ImageConfigStore;
 
   constructor(private readonly options: ConfigurationRevisionControllerOptions) {
     this.kind = options.kind ?? CONFIGURATION_KIND;
@@ -78,10 +91,22 @@ export class ConfigurationRevisionController implements Lifecycle {
       ...options,
       name: this.name,
       workers: 1,
-      watches: [watchKind({ kind: this.kind.revision })],
+      watches: [
+        watchKind({ kind: this.kind.revision }),
+        watchKind({
+          kind: IMAGE_CONFIG,
+          keys: (event) =>
+            imageConfigKeys(
+              event,
+              (this.shell.store(this.kind.revision)?.list() ?? []) as unknown as ConfigurationRevision[],
+              (rev) => [rev.spec.image, rev.status?.resolvedImage],
+            ),
+        }),
+      ],
       reconcile: (key, signal) => this.reconcile(key, signal),
       errors: { keyField: 'revision', level: 'warn', causes: true },
     });
+    this.imageConfigs = new ImageConfigStore({ client: options.client, cache: () => this.shell.store(IMAGE_CONFIG) });
   }
 
   async start(signal?: AbortSignal): Promise<void> {
@@ -114,16 +139,15 @@ export class ConfigurationRevisionController implements Lifecycle {
       await this.healthy(rev, undefined, signal);
       return {};
     }
-    const pkg = await this.fetch(rev, signal);
-    if (pkg === undefined) return {};
-    const counts = await this.resolveDependencies(rev, pkg, signal);
-    const refs = await this.install(rev, pkg, self, signal);
-    // resolvedImage: the revision's field (upstream's ResolvedPackage is serialized so); resolvedPackage is the
-    // package's, which the revision's schema would prune, so a write of it would never settle. capabilities: the
-    // metadata's, copied as upstream's revision reconciler does (omitempty: none is no field); the RBAC roles of a
-    // safe-start provider read them.
-    const fields = { objectRefs: refs, resolvedImage: rev.spec.image, ...capabilitiesField(rev, pkg), ...counts };
-    await this.healthy(rev, fields, signal);
+    const fetched = await this.fetch(rev, signal);
+    if (fetched === undefined) return {};
+    const { pkg, image } = fetched;
+    const counts = await this.resolveDependencies(rev, pkg, image, signal);
+    const refs = await this.install(rev, pkg, { self, image }, signal);
+    // capabilities: the metadata's, copied as upstream's revision reconciler does (omitempty: none is no field); the
+    // RBAC roles of a safe-start provider read them.
+    const fields = { objectRefs: refs, ...image.fields, ...capabilitiesField(rev, pkg), ...counts };
+    await this.healthy(rev, { ...image, fields }, signal);
     return {};
   }
 
@@ -153,6 +177,7 @@ export class ConfigurationRevisionController implements Lifecycle {
   private async resolveDependencies(
     rev: ConfigurationRevision,
     pkg: FetchedPackage,
+    image: ImageStatus,
     signal: AbortSignal,
   ): Promise<Record<string, number | null>> {
     const manager = this.options.dependencies;
@@ -177,25 +202,34 @@ export class ConfigurationRevisionController implements Lifecycle {
     }
     if (problem === undefined) return counts;
     const message = `cannot resolve package dependencies: ${problem}`;
-    await this.fail(rev, REASON.dependencies, message, { signal, fields: counts });
+    await this.fail(rev, REASON.dependencies, message, { signal, ...image, fields: { ...image.fields, ...counts } });
     throw new ReportedError(message);
   }
 
-  /** The package, valid for a Configuration; undefined when it is not (reported, not retried: its digest is fixed). */
-  private async fetch(rev: ConfigurationRevision, signal: AbortSignal): Promise<FetchedPackage | undefined> {
+  /**
+   * The package, valid for a Configuration, and what the ImageConfigs made of its pull; undefined when it is not
+   * valid (reported, not retried: its digest is fixed).
+   */
+  private async fetch(
+    rev: ConfigurationRevision,
+    signal: AbortSignal,
+  ): Promise<{ pkg: FetchedPackage; image: ImageStatus } | undefined> {
     let pkg: FetchedPackage;
+    let image: ImageStatus;
     try {
-      const options = await pullOptions(this.options.client, this.options.namespace, rev.spec, signal);
-      pkg = await this.options.packages.get(rev.spec.image, options);
+      const deps = { ...this.options, imageConfigs: this.imageConfigs };
+      const { resolution, options } = await preparePull(deps, rev.spec.image, rev.spec, signal);
+      pkg = await this.options.packages.get(resolution.resolvedRef, options);
+      image = imageStatus(rev, resolution);
     } catch (err) {
       await this.fail(rev, REASON.parse, `cannot get package: ${errorMessage(err, { cause: true })}`, { signal });
       throw new ReportedError(`cannot get package ${rev.spec.image}`, { cause: err });
     }
+    // As upstream, what the ImageConfigs did is on the status from here on, failures included.
+    const failed = (reason: string, message: string): Promise<undefined> =>
+      this.fail(rev, reason, message, { signal, ...image }).then(() => undefined);
     const invalid = validatePackage(this.kind.meta, pkg);
-    if (invalid !== undefined) {
-      await this.fail(rev, REASON.validate, `${VALIDATION_FAILED}: ${invalid}`, { signal });
-      return undefined;
-    }
+    if (invalid !== undefined) return failed(REASON.validate, `${VALIDATION_FAILED}: ${invalid}`);
     const lint = lintPackage(this.kind.meta, pkg);
     if (lint !== undefined && rev.status?.conditions?.find((c) => c.type === 'RevisionHealthy')?.status !== 'True') {
       this.event(rev, 'Warning', REASON.lint, `${LINT_FAILED}: ${lint}`);
@@ -204,18 +238,15 @@ export class ConfigurationRevisionController implements Lifecycle {
     const version = this.options.crossplaneVersion ?? CROSSPLANE_VERSION;
     const incompatible =
       meta && rev.spec.ignoreCrossplaneConstraints !== true ? checkCrossplaneVersion(meta, version) : undefined;
-    if (incompatible !== undefined) {
-      await this.fail(rev, REASON.lint, `${INCOMPATIBLE}: ${incompatible}`, { signal });
-      return undefined;
-    }
-    return pkg;
+    if (incompatible !== undefined) return failed(REASON.lint, `${INCOMPATIBLE}: ${incompatible}`);
+    return { pkg, image };
   }
 
   /** Establishes the package's objects; a refusal or failure is reported, then thrown to be retried with backoff. */
   private async install(
     rev: ConfigurationRevision,
     pkg: FetchedPackage,
-    self: OwnerReference,
+    { self, image }: { self: OwnerReference; image: ImageStatus },
     signal: AbortSignal,
   ): Promise<ObjectRef[]> {
     const parent = rev.metadata.labels?.[LABEL_PARENT_PACKAGE];
@@ -235,14 +266,14 @@ export class ConfigurationRevisionController implements Lifecycle {
       );
     } catch (err) {
       const message = `cannot establish control of object: ${errorMessage(err, { cause: !(err instanceof ControlRefusedError) })}`;
-      await this.fail(rev, REASON.sync, message, { signal });
+      await this.fail(rev, REASON.sync, message, { signal, ...image });
       throw new ReportedError(message, { cause: err });
     }
   }
 
   private async healthy(
     rev: ConfigurationRevision,
-    fields: Record<string, unknown> | undefined,
+    image: ImageStatus | undefined,
     signal: AbortSignal,
   ): Promise<void> {
     if (rev.status?.conditions?.find((c) => c.type === 'RevisionHealthy')?.status !== 'True') {
@@ -251,7 +282,7 @@ export class ConfigurationRevisionController implements Lifecycle {
     await writeStatus(
       this.options,
       statusOf(this.kind, rev),
-      { conditions: [revisionHealth()], ...(fields ? { fields } : {}) },
+      { conditions: [revisionHealth(), ...(image?.conditions ?? [])], ...(image ? { fields: image.fields } : {}) },
       signal,
     );
   }
@@ -261,11 +292,11 @@ export class ConfigurationRevisionController implements Lifecycle {
     rev: ConfigurationRevision,
     reason: string,
     message: string,
-    { signal, fields }: { signal: AbortSignal; fields?: Record<string, unknown> },
+    { signal, fields, conditions }: { signal: AbortSignal } & Partial<ImageStatus>,
   ): Promise<void> {
     const previous = rev.status?.conditions?.find((c) => c.type === 'RevisionHealthy');
     if (previous?.message !== message) this.event(rev, 'Warning', reason, message);
-    const updates = { conditions: [revisionHealth(message)], ...(fields ? { fields } : {}) };
+    const updates = { conditions: [revisionHealth(message), ...(conditions ?? [])], ...(fields ? { fields } : {}) };
     await writeStatus(this.options, statusOf(this.kind, rev), updates, signal).catch((err: unknown) => {
       this.logger.debug(
         { revision: rev.metadata.name, err: errorMessage(err) },
@@ -323,5 +354,26 @@ function statusOf(
   return {
     path: `${kind.revisions}/${rev.metadata.name}`,
     stored: rev.status as ConfigurationRevision['status'] & Record<string, unknown>,
+  };
+}
+
+/** What the ImageConfigs did to a revision's pull, as its status says it: fields and the Verified condition. */
+interface ImageStatus {
+  fields: Record<string, unknown>;
+  conditions: Condition[];
+}
+
+/**
+ * resolvedImage is the revision's field (upstream's ResolvedPackage is serialized so); resolvedPackage is the
+ * package's, which the revision's schema would prune, so a write of it would never settle.
+ */
+function imageStatus(rev: ConfigurationRevision, resolution: ImageResolution): ImageStatus {
+  const verified = verificationCondition(resolution, rev.status?.conditions);
+  return {
+    fields: {
+      resolvedImage: resolution.resolvedRef,
+      ...appliedRefsField(rev.status?.appliedImageConfigRefs, resolution),
+    },
+    conditions: verified ? [verified] : [],
   };
 }

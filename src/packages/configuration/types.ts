@@ -1,5 +1,6 @@
 // The Configuration package API objects, as far as compositor reads and writes them (unknown fields are kept as sent).
 import type { ObjectMeta, OwnerReference } from '../../apis/index.js';
+import type { ImageConfigRef } from '../imageconfig/index.js';
 import type { Condition, LocalObjectReference } from '../types.js';
 
 export type DesiredState = 'Active' | 'Inactive';
@@ -28,6 +29,7 @@ export interface Configuration {
     currentRevision?: string;
     currentIdentifier?: string;
     resolvedPackage?: string;
+    appliedImageConfigRefs?: ImageConfigRef[];
   };
 }
 
@@ -47,8 +49,9 @@ export interface ConfigurationRevision {
   status?: {
     conditions?: Condition[];
     objectRefs?: ObjectRef[];
-    /** The image installed, after any rewriting (none in compositor): upstream's ResolvedPackage. */
+    /** The image installed, after an ImageConfig's rewrite: upstream's ResolvedPackage. */
     resolvedImage?: string;
+    appliedImageConfigRefs?: ImageConfigRef[];
     capabilities?: string[];
     foundDependencies?: number;
     installedDependencies?: number;

@@ -1,9 +1,11 @@
-// The credentials a dependency's tags are listed with. Upstream lists them with the pull secret of a matching
-// ImageConfig alone, which compositor does not serve; instead the packagePullSecrets of the revisions that depend on
-// the dependency are used, read from compositor's namespace as their own pulls read them, so a dependency in the
-// same private registry as its parent can be resolved. A revision that cannot be read adds nothing.
+// Where and with which credentials a dependency's tags are listed. As upstream (crossplane-runtime pkg/xpkg/client.go,
+// ListVersions), the source is rewritten by a matching ImageConfig and listed with the pull secret of the ImageConfig
+// matching the rewritten source. compositor adds the packagePullSecrets of the revisions that depend on the
+// dependency, read from compositor's namespace as their own pulls read them, so a dependency in the same private
+// registry as its parent can be resolved without an ImageConfig. A revision that cannot be read adds nothing.
 import { getIfExists, type KubeClient } from '../../kube/index.js';
 import { pullOptions } from '../configuration/pull.js';
+import { bestMatch, resolveSource, type ImageConfigSource } from '../imageconfig/index.js';
 import type { KeyedCredentials } from '../oci/index.js';
 import type { LocalObjectReference } from '../types.js';
 import { typeOf } from './dependencies.js';
@@ -37,4 +39,22 @@ export async function parentCredentials(
   if (secrets.length === 0) return [];
   const options = await pullOptions(deps.client, deps.namespace, { packagePullSecrets: secrets }, signal);
   return [...(options.credentials ?? [])];
+}
+
+/** The source to list (rewritten) and the credentials to list it with. */
+export async function tagListing(
+  deps: { client: KubeClient; namespace: string; imageConfigs: ImageConfigSource },
+  source: string,
+  parents: readonly LockPackage[],
+  signal: AbortSignal,
+): Promise<{ source: string; credentials: KeyedCredentials[] }> {
+  const configs = await deps.imageConfigs.list(signal);
+  const resolved = resolveSource(configs, source);
+  const credentials = await parentCredentials(deps, parents, signal);
+  const secret = bestMatch(configs, resolved, 'pullSecret')?.spec?.registry?.authentication?.pullSecretRef?.name;
+  if (secret !== undefined) {
+    const options = await pullOptions(deps.client, deps.namespace, { packagePullSecrets: [{ name: secret }] }, signal);
+    credentials.push(...(options.credentials ?? []));
+  }
+  return { source: resolved, credentials };
 }

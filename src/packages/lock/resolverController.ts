@@ -11,6 +11,7 @@ import { CONTENT_TYPE, getIfExists, isAlreadyExists, isNotFound, removeFinalizer
 import type { Lifecycle } from '../../lifecycle/index.js';
 import type { ReconcileResult } from '../../queue/index.js';
 import { writeStatus } from '../configuration/status.js';
+import { IMAGE_CONFIG, type ImageConfig } from '../imageconfig/index.js';
 import { parseReference } from '../oci/index.js';
 import type { Condition } from '../types.js';
 import { typeOf } from './dependencies.js';
@@ -67,7 +68,14 @@ export class LockResolver implements Lifecycle {
       ...options,
       name: this.name,
       workers: 1,
-      watches: [watchKind({ kind: LOCK })],
+      watches: [
+        watchKind({ kind: LOCK }),
+        // As upstream: a pull secret may now let a missing dependency's tags be listed.
+        watchKind({
+          kind: IMAGE_CONFIG,
+          keys: (event) => (event.type !== 'resync' && givesPullSecret(event.object) ? [LOCK_NAME] : []),
+        }),
+      ],
       reconcile: (key, signal) => this.reconcile(key, signal),
       errors: { keyField: 'lock', level: 'warn', causes: true },
     });
@@ -217,4 +225,8 @@ export class LockResolver implements Lifecycle {
     this.logger.debug({ message }, 'lock resolver');
     this.options.events.event({ ...LOCK, metadata: lock.metadata }, { type, reason: 'ResolveDependencies', message });
   }
+}
+
+function givesPullSecret(object: unknown): boolean {
+  return ((object as ImageConfig).spec?.registry?.authentication?.pullSecretRef?.name ?? '') !== '';
 }

@@ -11,7 +11,10 @@ import { CORE_KINDS, FakeApiServer } from '../../fakes/index.js';
 const PKG = 'pkg.crossplane.io/v1';
 const PATH = '/apis/pkg.crossplane.io/v1/configurations/app';
 const signal = new AbortController().signal;
-type Stored = KubeObject & { status?: { conditions?: Condition[] } };
+type Stored = KubeObject & {
+  metadata: { annotations?: Record<string, string> };
+  status?: { conditions?: Condition[] };
+};
 
 function world(annotations: Record<string, string>, conditions: Condition[] = []): FakeApiServer {
   const server = new FakeApiServer([
