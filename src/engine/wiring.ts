@@ -154,7 +154,7 @@ function packageParts(
   return {
     packages: packageController(shared, secrets),
     configurations: configurationPackages(shared),
-    providers: shared.config.enableProviders ? providerPackages(shared) : undefined,
+    providers: shared.config.enableProviders ? providerPackages(shared, secrets) : undefined,
   };
 }
 
@@ -201,11 +201,15 @@ function configurationPackages({ context, settings, config }: Shared): Configura
   });
 }
 
-/** Providers (--enable-providers, alpha): as Configurations, plus the MRD and MRAP controllers and the default policy. */
-function providerPackages({ context, settings, config }: Shared): ProviderPackages {
+/**
+ * Providers (--enable-providers, alpha): as Configurations, plus each active revision's runtime (with the Function
+ * runtime's CA), the MRD and MRAP controllers and the default policy.
+ */
+function providerPackages({ context, settings, config }: Shared, secrets: TlsSecrets): ProviderPackages {
   return new ProviderPackages({
     ...context,
     settings,
+    secrets,
     namespace: config.leaderElectionNamespace,
     defaultActivations: activationsOf(config.defaultActivations),
     ...(config.xpkgCacheDir !== undefined ? { cacheDir: config.xpkgCacheDir } : {}),

@@ -32,7 +32,7 @@ import type { Metrics } from '../metrics/index.js';
 import type { ReconcileLimiter, ReconcileResult } from '../queue/index.js';
 import { conditionOf, health, installed, packageHealth, runtime, RUNTIME } from './conditions.js';
 import { FUNCTION, FUNCTION_REVISION, LABEL_PARENT_PACKAGE, revisionName, serverSecretName } from './names.js';
-import { FunctionRuntime } from './runtime.js';
+import { PackageRuntime } from './runtime.js';
 import type { LockManager } from './lock/index.js';
 import { metadataCondition, type MetadataReader } from './metadata.js';
 import { TlsSecrets } from './secrets.js';
@@ -93,7 +93,7 @@ export interface FunctionPackageControllerOptions {
 export class FunctionPackageController implements Lifecycle {
   readonly name = 'packages/function.pkg.crossplane.io';
   private readonly secrets: TlsSecrets;
-  private readonly runtime: FunctionRuntime;
+  private readonly runtime: PackageRuntime;
   private readonly shell: ControllerShell;
   /** Resolves when the first pass has run. */
   private firstPassDone: () => void = () => undefined;
@@ -102,7 +102,7 @@ export class FunctionPackageController implements Lifecycle {
   constructor(private readonly options: FunctionPackageControllerOptions) {
     this.secrets =
       options.secrets ?? new TlsSecrets({ client: options.client, namespace: options.namespace, clock: options.clock });
-    this.runtime = new FunctionRuntime({ client: options.client, namespace: options.namespace, secrets: this.secrets });
+    this.runtime = new PackageRuntime({ client: options.client, namespace: options.namespace, secrets: this.secrets });
     const watches: Watch[] = [{ keys$: of(PASS) }];
     if (options.informers) {
       watches.push(watchKind({ kind: FUNCTION, keys: (event) => (event.type === 'resync' ? [] : [PASS]) }));

@@ -109,7 +109,7 @@ export class ConfigurationController implements Lifecycle {
     signal: AbortSignal,
   ): Promise<void> {
     // The revision as applied carries no status when it was just created; the listed one may have one.
-    const health = configurationHealth(current.status?.conditions ?? stored?.status?.conditions);
+    const health = (this.kind.health ?? configurationHealth)(current.status?.conditions ?? stored?.status?.conditions);
     if (health.status === 'True' && cfg.status?.conditions?.find((c) => c.type === 'Healthy')?.status !== 'True') {
       this.event(cfg, 'Normal', REASON.install, 'Successfully installed package revision');
     }
@@ -212,16 +212,16 @@ export class ConfigurationController implements Lifecycle {
       controller: true,
       blockOwnerDeletion: true,
     };
+    const named = this.kind.named?.(cfg.metadata.name) ?? {};
     const spec = {
       desiredState: plan.desiredState,
       image: cfg.spec.package,
       revision: plan.revision,
       ...copied(cfg.spec, this.kind.copied),
+      ...named,
     };
-    if (
-      plan.stored &&
-      revisionCurrent(plan.stored, { parent: cfg.metadata.name, controller, spec, extraFields: this.kind.copied })
-    )
+    const extraFields = [...this.kind.copied, ...Object.keys(named)];
+    if (plan.stored && revisionCurrent(plan.stored, { parent: cfg.metadata.name, controller, spec, extraFields }))
       return plan.stored;
     const body = {
       ...this.kind.revision,

@@ -12,3 +12,4 @@ export * from './names.js';
 export { CONFIGURATION_KIND, controllerNameOf, type PackageKindSpec } from './kind.js';
 export type * from './types.js';
 export { ConfigurationPackages, defaultCacheDir, type ConfigurationPackagesOptions } from './packages.js';
+export type { PreparedRuntime, RevisionRuntime, WebhookTarget } from './runtime.js';

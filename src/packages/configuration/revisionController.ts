@@ -6,6 +6,10 @@
 // message, and a Warning event; nothing installed is deleted. With a dependency manager and skipDependencyResolution
 // false, an active revision records itself and its dependencies (dependsOn) in the Lock before establishing anything,
 // and is not healthy until they are installed at valid versions; an inactive one removes itself from the Lock.
+// A kind with a runtime (a Provider) runs its hooks (runtime.ts) as upstream's package runtime controller does, in
+// the same pass: pre before establishing (so webhooks point at its Service), post once the revision is healthy, its
+// RuntimeHealthy written with RevisionHealthy, and deactivate for an inactive revision. A runtime not healthy yet is
+// looked at again every runtimePollMs: Deployments are not watched.
 import type { Logger } from 'pino';
 import { errorMessage, type Clock } from '../../base/index.js';
 import { ControllerShell, watchKind, type ControllerContext, type ControllerSettings } from '../../controller/index.js';
@@ -24,12 +28,15 @@ import {
   type FetchedPackage,
   type PackageClient,
 } from '../xpkg/index.js';
+import { health } from '../conditions.js';
 import { revisionHealth } from './conditions.js';
 import { ControlRefusedError, Establisher } from './establisher.js';
 import { CONFIGURATION_KIND, controllerNameOf, type PackageKindSpec } from './kind.js';
 import { CROSSPLANE_VERSION } from './names.js';
 import { pullOptions } from './pull.js';
+import type { PreparedRuntime, RevisionRuntime, WebhookTarget } from './runtime.js';
 import { writeStatus } from './status.js';
+import type { Condition } from '../types.js';
 import type { ConfigurationRevision, ObjectRef, OwnerReference } from './types.js';
 
 export interface ConfigurationRevisionControllerOptions extends ControllerContext {
@@ -45,6 +52,10 @@ export interface ConfigurationRevisionControllerOptions extends ControllerContex
   kind?: PackageKindSpec;
   /** The Lock's bookkeeping; without one every revision behaves as one with skipDependencyResolution true. */
   dependencies?: DependencyManager;
+  /** The kind's runtime hooks; without them no runtime runs (a Provider's webhook-converted CRDs are refused). */
+  runtime?: RevisionRuntime;
+  /** Between looks at a runtime that is not healthy yet. Default 5s. */
+  runtimePollMs?: number;
 }
 
 const REASON = {
@@ -54,6 +65,14 @@ const REASON = {
   sync: 'SyncPackage',
   deactivate: 'DeactivateRevision',
   dependencies: 'ResolveDependencies',
+} as const;
+
+/** Upstream's runtime controller messages (internal/controller/pkg/runtime/reconciler.go). */
+const RUNTIME = {
+  pre: 'pre establish runtime hook failed for package',
+  post: 'post establish runtime hook failed for package',
+  waiting: 'Package revision is not healthy yet',
+  configured: 'Successfully configured package revision',
 } as const;
 
 /** A failure already reported on the revision; the queue retries it with backoff. */
@@ -98,28 +117,91 @@ export class ConfigurationRevisionController implements Lifecycle {
     // Deleted: the API server's garbage collector removes what only it owned; there is no lock to leave.
     if (rev === undefined || rev.metadata.deletionTimestamp !== undefined) return {};
     const self = ownerRefTo(this.kind, rev);
-    if (rev.spec.desiredState !== 'Active') await this.leaveLock(rev, signal);
-    if (rev.spec.desiredState !== 'Active' && (rev.status?.objectRefs?.length ?? 0) > 0) {
-      await this.establisher.release(rev.status?.objectRefs ?? [], self, signal).catch((err: unknown) => {
-        this.event(
-          rev,
-          'Warning',
-          REASON.deactivate,
-          `cannot deactivate package revision: ${errorMessage(err, { cause: true })}`,
-        );
-        throw err;
-      });
-      await this.healthy(rev, undefined, signal);
-      return {};
-    }
+    if (rev.spec.desiredState !== 'Active' && (await this.deactivate(rev, self, signal))) return {};
+    const prepared = await this.pre(rev, signal);
     const pkg = await this.fetch(rev, signal);
     if (pkg === undefined) return {};
     const counts = await this.resolveDependencies(rev, pkg, signal);
-    const refs = await this.install(rev, pkg, self, signal);
+    const refs = await this.install(rev, pkg, { self, webhook: prepared?.webhook }, signal);
+    const runtime = await this.post(rev, signal);
     // resolvedImage: the revision's field (upstream's ResolvedPackage is serialized so); resolvedPackage is the
     // package's, which the revision's schema would prune, so a write of it would never settle.
-    await this.healthy(rev, { objectRefs: refs, resolvedImage: rev.spec.image, ...counts }, signal);
-    return {};
+    const fields = { objectRefs: refs, resolvedImage: rev.spec.image, ...counts, ...prepared?.fields };
+    await this.healthy(rev, fields, signal, runtime);
+    if (runtime === undefined || runtime.status === 'True') return {};
+    return { requeueAfterMs: this.options.runtimePollMs ?? 5_000 };
+  }
+
+  /** The runtime's pre hook for an active revision; a failure is its RuntimeHealthy, retried with backoff. */
+  private async pre(rev: ConfigurationRevision, signal: AbortSignal): Promise<PreparedRuntime | undefined> {
+    const runtime = this.options.runtime;
+    if (runtime === undefined || rev.spec.desiredState !== 'Active') return undefined;
+    try {
+      return await runtime.pre(rev, signal);
+    } catch (err) {
+      const message = `${RUNTIME.pre}: ${errorMessage(err, { cause: true })}`;
+      await this.failRuntime(rev, message, signal);
+      throw new ReportedError(message, { cause: err });
+    }
+  }
+
+  /**
+   * The runtime's post hook once the revision's objects are established: RuntimeHealthy True, or False while the
+   * Deployment is not available (upstream words that as a failed hook too). A failed write is retried with backoff.
+   */
+  private async post(rev: ConfigurationRevision, signal: AbortSignal): Promise<Condition | undefined> {
+    const runtime = this.options.runtime;
+    if (runtime === undefined || rev.spec.desiredState !== 'Active') return undefined;
+    let result: Awaited<ReturnType<RevisionRuntime['post']>>;
+    try {
+      result = await runtime.post(rev, signal);
+    } catch (err) {
+      const message = `${RUNTIME.post}: ${errorMessage(err, { cause: true })}`;
+      await this.failRuntime(rev, message, signal);
+      throw new ReportedError(message, { cause: err });
+    }
+    const previous = rev.status?.conditions?.find((c) => c.type === 'RuntimeHealthy');
+    if (result.healthy === true) {
+      if (previous?.status !== 'True') this.event(rev, 'Normal', REASON.sync, RUNTIME.configured);
+      return health('RuntimeHealthy', true);
+    }
+    const message = `${RUNTIME.post}: ${result.message ?? 'unknown'}`;
+    if (previous?.message !== message) this.event(rev, 'Warning', REASON.sync, message);
+    return health('RuntimeHealthy', false, message);
+  }
+
+  /** RuntimeHealthy False with why, and a Warning event when that is new. */
+  private async failRuntime(rev: ConfigurationRevision, message: string, signal: AbortSignal): Promise<void> {
+    const previous = rev.status?.conditions?.find((c) => c.type === 'RuntimeHealthy');
+    if (previous?.message !== message) this.event(rev, 'Warning', REASON.sync, message);
+    await writeStatus(
+      this.options,
+      statusOf(this.kind, rev),
+      { conditions: [health('RuntimeHealthy', false, message)] },
+      signal,
+    ).catch((err: unknown) => {
+      this.logger.debug(
+        { revision: rev.metadata.name, err: errorMessage(err) },
+        'cannot update package revision status',
+      );
+    });
+  }
+
+  /**
+   * An inactive revision leaves the Lock, stops its runtime and gives up control of what it installed; true when that
+   * is all there is to do (it installed something), false when its objects are still to be owned.
+   */
+  private async deactivate(rev: ConfigurationRevision, self: OwnerReference, signal: AbortSignal): Promise<boolean> {
+    await this.leaveLock(rev, signal);
+    await this.options.runtime?.deactivate(rev, signal);
+    if ((rev.status?.objectRefs?.length ?? 0) === 0) return false;
+    await this.establisher.release(rev.status?.objectRefs ?? [], self, signal).catch((err: unknown) => {
+      const message = `cannot deactivate package revision: ${errorMessage(err, { cause: true })}`;
+      this.event(rev, 'Warning', REASON.deactivate, message);
+      throw err;
+    });
+    await this.healthy(rev, undefined, signal);
+    return true;
   }
 
   /** Removes an inactive revision from the Lock, as upstream's deactivation does first. */
@@ -201,7 +283,7 @@ export class ConfigurationRevisionController implements Lifecycle {
   private async install(
     rev: ConfigurationRevision,
     pkg: FetchedPackage,
-    self: OwnerReference,
+    { self, webhook }: { self: OwnerReference; webhook: WebhookTarget | undefined },
     signal: AbortSignal,
   ): Promise<ObjectRef[]> {
     const parent = rev.metadata.labels?.[LABEL_PARENT_PACKAGE];
@@ -209,7 +291,7 @@ export class ConfigurationRevisionController implements Lifecycle {
     try {
       return await this.establisher.establish(
         {
-          objects: this.kind.objects?.(pkg) ?? pkg.objects,
+          objects: this.kind.objects?.(pkg, webhook) ?? pkg.objects,
           kinds: this.kind.establishes,
           revision: self,
           owningPackage,
@@ -230,16 +312,13 @@ export class ConfigurationRevisionController implements Lifecycle {
     rev: ConfigurationRevision,
     fields: Record<string, unknown> | undefined,
     signal: AbortSignal,
+    runtime?: Condition,
   ): Promise<void> {
     if (rev.status?.conditions?.find((c) => c.type === 'RevisionHealthy')?.status !== 'True') {
       this.event(rev, 'Normal', REASON.sync, 'Successfully reconciled package revision');
     }
-    await writeStatus(
-      this.options,
-      statusOf(this.kind, rev),
-      { conditions: [revisionHealth()], ...(fields ? { fields } : {}) },
-      signal,
-    );
+    const conditions = runtime === undefined ? [revisionHealth()] : [revisionHealth(), runtime];
+    await writeStatus(this.options, statusOf(this.kind, rev), { conditions, ...(fields ? { fields } : {}) }, signal);
   }
 
   /** RevisionHealthy False with the message; a Warning event when that message is new. */
@@ -251,7 +330,12 @@ export class ConfigurationRevisionController implements Lifecycle {
   ): Promise<void> {
     const previous = rev.status?.conditions?.find((c) => c.type === 'RevisionHealthy');
     if (previous?.message !== message) this.event(rev, 'Warning', reason, message);
-    const updates = { conditions: [revisionHealth(message)], ...(fields ? { fields } : {}) };
+    const conditions = [revisionHealth(message)];
+    // As upstream's runtime controller, which runs nothing for a revision that is not healthy.
+    if (this.options.runtime !== undefined && rev.spec.desiredState === 'Active') {
+      conditions.push(health('RuntimeHealthy', false, RUNTIME.waiting));
+    }
+    const updates = { conditions, ...(fields ? { fields } : {}) };
     await writeStatus(this.options, statusOf(this.kind, rev), updates, signal).catch((err: unknown) => {
       this.logger.debug(
         { revision: rev.metadata.name, err: errorMessage(err) },
