@@ -65,6 +65,8 @@ class NopProviderProcess implements Runnable {
         pollIntervalMs: options.pollIntervalMs,
         minPollIntervalMs: 1_000,
         syncIntervalMs: SYNC_INTERVAL_MS,
+        // provider-nop's CRD has no status.effectivePollInterval: compositor's own field is not written.
+        writePollInterval: false,
         reconcileLimiter: new ReconcileLimiter(reconcileLimits(10).reconciles),
         workers: 10,
       },
