@@ -41,17 +41,19 @@ function readBody(req: IncomingMessage): Promise<string> {
 async function review(check: AdmissionCheck, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const parsed = JSON.parse(await readBody(req)) as {
     apiVersion?: string;
-    request?: { uid?: string; object?: unknown; operation?: string };
-  };
-  const refusal = check(parsed.request ?? {});
+    request?: { uid?: string; object?: unknown; operation?: string } | null;
+  } | null;
+  const request = parsed?.request;
+  if (typeof request !== 'object' || request === null) throw new Error('not an AdmissionReview');
+  const refusal = check(request);
   const response = {
-    uid: parsed.request?.uid ?? '',
+    uid: request.uid ?? '',
     allowed: refusal === undefined,
     ...(refusal === undefined ? {} : { status: { code: 403, message: refusal } }),
   };
   res.writeHead(200, { 'content-type': 'application/json' });
   res.end(
-    JSON.stringify({ apiVersion: parsed.apiVersion ?? 'admission.k8s.io/v1', kind: 'AdmissionReview', response }),
+    JSON.stringify({ apiVersion: parsed?.apiVersion ?? 'admission.k8s.io/v1', kind: 'AdmissionReview', response }),
   );
 }
 
