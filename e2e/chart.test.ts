@@ -405,6 +405,12 @@ describe('charts/compositor', function () {
         'providerrevisions/finalizers',
       ],
     ]);
+    const webhookRules = (manifests: readonly Manifest[]): string[][] =>
+      (only(manifests, 'ClusterRole', 'compositor:system').rules ?? [])
+        .filter((rule) => rule.apiGroups.includes('admissionregistration.k8s.io'))
+        .map((rule) => rule.resources);
+    expect(webhookRules(await render())).to.deep.equal([]);
+    expect(webhookRules(enabled)).to.deep.equal([['validatingwebhookconfigurations', 'mutatingwebhookconfigurations']]);
   });
 
   it('turns leader election and the PodDisruptionBudget on when replicas > 1, whatever leaderElection.enabled says', async () => {

@@ -8,9 +8,9 @@
 import type { PreparedRuntime, RevisionRuntime } from '../configuration/index.js';
 import type { ConfigurationRevision } from '../configuration/types.js';
 import type { KubeClient } from '../../kube/index.js';
-import { packageName } from '../manifests.js';
+import { packageName, type RuntimeInput } from '../manifests.js';
 import { PackageRuntime, type RuntimeHealth } from '../runtime.js';
-import type { TlsSecrets } from '../secrets.js';
+import type { TlsBundle, TlsSecrets } from '../secrets.js';
 import { PROVIDER_RUNTIME, WEBHOOK_PORT } from './runtimeKind.js';
 
 export interface ProviderRuntimeOptions {
@@ -38,11 +38,7 @@ export class ProviderRuntime implements RevisionRuntime {
     const input = await this.runtime.input(revision, signal);
     await this.runtime.applyService(input, signal);
     const provider = packageName(revision);
-    const certificates = async (): Promise<Awaited<ReturnType<PackageRuntime['serverCertificate']>>> => {
-      await this.runtime.clientCertificate(input, signal);
-      return this.runtime.serverCertificate(input, signal);
-    };
-    const server = await certificates().catch((err: unknown) => {
+    const server = await this.certificates(input, signal).catch((err: unknown) => {
       throw new Error(`cannot generate TLS certificates for "${provider}"`, { cause: err });
     });
     const fields: Record<string, unknown> = {};
@@ -52,6 +48,12 @@ export class ProviderRuntime implements RevisionRuntime {
     // Upstream points webhooks at the Service named after the provider, whatever the runtime config names it.
     const service = { name: provider, namespace: this.options.namespace, port: WEBHOOK_PORT };
     return { webhook: server === undefined ? undefined : { service, caBundle: server.cert }, fields };
+  }
+
+  /** The client and server certificate Secrets; the server one, which the webhooks trust. */
+  private async certificates(input: RuntimeInput, signal: AbortSignal): Promise<TlsBundle | undefined> {
+    await this.runtime.clientCertificate(input, signal);
+    return this.runtime.serverCertificate(input, signal);
   }
 
   async post(revision: ConfigurationRevision, signal: AbortSignal): Promise<RuntimeHealth> {
