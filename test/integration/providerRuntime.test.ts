@@ -233,6 +233,8 @@ describe('Provider runtime: provider-nop run by its Deployment (integration)', f
   /** What the provider process printed (its log and errors), quoted when a wait times out. */
   let stderr = '';
   let webhookPort = 0;
+  /** The NopResource the XR composed, deleted before the provider process stops. */
+  let composed: KubeObject | undefined;
 
   before(async () => {
     client = controlPlane().client();
@@ -256,8 +258,34 @@ describe('Provider runtime: provider-nop run by its Deployment (integration)', f
 
   after(async () => {
     await remove(client, xr).catch(() => undefined);
+    // The NopResource's finalizer is the provider process's: it runs until the garbage collector's delete is done.
+    if (composed !== undefined) {
+      const nop = composed;
+      await eventually('the composed NopResource deleted', async () => {
+        const left = await get(client, nop);
+        if (left === undefined) return true;
+        throw new Error(JSON.stringify(left.metadata));
+      }).catch((err: unknown) => {
+        console.warn(String(err));
+      });
+    }
     child?.kill('SIGTERM');
     await remove(client, PROVIDER).catch(() => undefined);
+    // Its CRD goes with the Provider (the garbage collector), before another test file serves that kind.
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'nopresources.nop.crossplane.io' },
+    };
+    await eventually(
+      "the package's CRD deleted",
+      async () => ((await get(client, crd)) === undefined ? true : undefined),
+      {
+        timeoutMs: 30_000,
+      },
+    ).catch((err: unknown) => {
+      console.warn(String(err));
+    });
     for (const kind of ['ClusterRoleBinding', 'ClusterRole']) {
       await remove(client, {
         apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -397,11 +425,8 @@ describe('Provider runtime: provider-nop run by its Deployment (integration)', f
     );
     const refs = (ready.spec as { resourceRefs?: { apiVersion: string; kind: string; name: string }[] }).resourceRefs;
     const ref = refs?.find((r) => r.kind === NOP_KIND);
-    const nop = await get<Obj>(client, {
-      apiVersion: String(ref?.apiVersion),
-      kind: NOP_KIND,
-      metadata: { name: String(ref?.name) },
-    });
+    composed = { apiVersion: String(ref?.apiVersion), kind: NOP_KIND, metadata: { name: String(ref?.name) } };
+    const nop = await get<Obj>(client, composed);
     expect(condition(nop, 'Ready')).to.include({ status: 'True' });
     expect(condition(nop, 'Synced')).to.include({ status: 'True' });
   });
