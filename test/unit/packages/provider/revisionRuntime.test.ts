@@ -3,7 +3,10 @@ import pino from 'pino';
 import { reconcileLimits } from '../../../../src/base/index.js';
 import { RecordingEventSink, type KubeObject } from '../../../../src/kube/index.js';
 import { createMetrics } from '../../../../src/metrics/index.js';
-import { ConfigurationRevisionController } from '../../../../src/packages/configuration/index.js';
+import {
+  ConfigurationController,
+  ConfigurationRevisionController,
+} from '../../../../src/packages/configuration/index.js';
 import { TlsSecrets } from '../../../../src/packages/index.js';
 import { PROVIDER_KIND, ProviderRuntime } from '../../../../src/packages/provider/index.js';
 import type { FetchedPackage } from '../../../../src/packages/xpkg/index.js';
@@ -16,6 +19,7 @@ import { CORE_KINDS, FakeApiServer, FakeInformers } from '../../fakes/index.js';
 const NS = 'crossplane-system';
 const NAME = 'provider-nop-111111111111';
 const KINDS = [
+  { apiVersion: 'pkg.crossplane.io/v1', kind: 'Provider', plural: 'providers', namespaced: false },
   { apiVersion: 'pkg.crossplane.io/v1', kind: 'ProviderRevision', plural: 'providerrevisions', namespaced: false },
   {
     apiVersion: 'apiextensions.crossplane.io/v1alpha1',
@@ -194,5 +198,52 @@ describe('packages/provider revision runtime', function () {
     expect(
       server.get('apiextensions.crossplane.io/v1alpha1', 'ManagedResourceDefinition', 'nopresources.nop.crossplane.io'),
     ).to.equal(undefined);
+  });
+});
+
+describe('packages/provider Provider controller', () => {
+  it("gives the revision the provider's TLS Secret names, and takes Healthy from its revision and runtime health", async () => {
+    const { server } = world();
+    const digest = `sha256:${'2'.repeat(64)}`;
+    const providers = new ConfigurationController({
+      client: server.client,
+      discovery: server.discovery,
+      informers: new FakeInformers().registry,
+      events: new RecordingEventSink(),
+      metrics: createMetrics({ processMetrics: false }),
+      logger: pino({ level: 'silent' }),
+      settings: { reconcileLimiter: new ReconcileLimiter(reconcileLimits(100).reconciles), workers: 1 },
+      namespace: NS,
+      kind: PROVIDER_KIND,
+      packages: { get: () => Promise.resolve({ ...pkg, digest } as FetchedPackage) },
+    });
+    server.put({
+      apiVersion: 'pkg.crossplane.io/v1',
+      kind: 'Provider',
+      metadata: { name: 'provider-nop', uid: 'p-uid' },
+      spec: { package: 'registry.example.org/nop:v1' },
+    });
+    await providers.reconcile('provider-nop', signal);
+    const name = `provider-nop-${'2'.repeat(12)}`;
+    const rev = server.get<Stored>('pkg.crossplane.io/v1', 'ProviderRevision', name);
+    expect(rev?.spec).to.include({
+      tlsServerSecretName: 'provider-nop-tls-server',
+      tlsClientSecretName: 'provider-nop-tls-client',
+    });
+    const waiting = 'provider package deployment has no condition of type "Available" yet';
+    server.put({
+      ...rev,
+      status: {
+        conditions: [
+          { type: 'RevisionHealthy', status: 'True', reason: 'HealthyPackageRevision' },
+          { type: 'RuntimeHealthy', status: 'False', reason: 'UnhealthyPackageRevision', message: waiting },
+        ],
+      },
+    } as Stored);
+    await providers.reconcile('provider-nop', signal);
+    const provider = server.get<Stored>('pkg.crossplane.io/v1', 'Provider', 'provider-nop');
+    expect(conditions(provider).Healthy).to.equal(
+      `False/UnhealthyPackageRevision: Package runtime health is "False" with message: ${waiting}`,
+    );
   });
 });
