@@ -405,6 +405,12 @@ describe('charts/compositor', function () {
         'providerrevisions/finalizers',
       ],
     ]);
+    const webhookRules = (manifests: readonly Manifest[]): string[][] =>
+      (only(manifests, 'ClusterRole', 'compositor:system').rules ?? [])
+        .filter((rule) => rule.apiGroups.includes('admissionregistration.k8s.io'))
+        .map((rule) => rule.resources);
+    expect(webhookRules(await render())).to.deep.equal([]);
+    expect(webhookRules(enabled)).to.deep.equal([['validatingwebhookconfigurations', 'mutatingwebhookconfigurations']]);
   });
 
   it("grants the RBAC manager's verbs for provider roles only with providers.enabled and rbac.manageProviderRoles", async () => {

@@ -3,6 +3,7 @@ import { runDiagnose } from './diagnose.js';
 import { runProgram } from './program.js';
 import { runRender } from './render.js';
 import { runOperationRender } from './operationRender.js';
+import { runProviderNop } from './providerNop.js';
 import { runStart, type Output } from './start.js';
 import { runTrace } from './trace.js';
 
@@ -29,6 +30,7 @@ const code = await runProgram(
     operationRender: (options) => runOperationRender(options, output),
     diagnose: (options) => runDiagnose(options, output),
     trace: (options) => runTrace(options, output),
+    providerNop: (options) => runProviderNop(options, output),
   },
   { writeOut: output.stdout, writeErr: output.stderr },
 );

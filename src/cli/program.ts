@@ -9,6 +9,8 @@ import type { RenderOptions } from './render.js';
 import type { TraceOptions } from './trace.js';
 import { traceCommand } from './traceCommand.js';
 import { operationCommand } from './operationCommand.js';
+import { providerCommand } from './providerCommand.js';
+import type { ProviderNopOptions } from './providerNop.js';
 import type { OperationRenderOptions } from './operationRender.js';
 import { addPipelineFlags, pipelineFlags, type PipelineFlagValues } from './renderPipelineFlags.js';
 
@@ -38,6 +40,8 @@ export interface CommandHandlers {
   trace?: (options: TraceOptions) => Promise<number>;
   /** Optional like render; without it `operation render` is a usage error. */
   operationRender?: (options: OperationRenderOptions) => Promise<number>;
+  /** Optional like render; without it `provider nop` is a usage error. */
+  providerNop?: (options: ProviderNopOptions) => Promise<number>;
 }
 
 export interface ProgramOutput {
@@ -277,6 +281,7 @@ export function buildProgram(
     operationCommand(handlers.operationRender, onExitCode, configure),
     diagnoseCommand(handlers, onExitCode),
     traceCommand(handlers.trace, onExitCode),
+    providerCommand(handlers.providerNop, onExitCode, configure),
   ]) {
     program.addCommand(configure(command));
   }

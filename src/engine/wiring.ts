@@ -154,7 +154,7 @@ function packageParts(
   return {
     packages: packageController(shared, secrets),
     configurations: configurationPackages(shared),
-    providers: shared.config.enableProviders ? providerPackages(shared) : undefined,
+    providers: shared.config.enableProviders ? providerPackages(shared, secrets) : undefined,
   };
 }
 
@@ -202,13 +202,15 @@ function configurationPackages({ context, settings, config }: Shared): Configura
 }
 
 /**
- * Providers (--enable-providers, alpha): as Configurations, plus the MRD and MRAP controllers, the default policy and,
- * with --manage-provider-rbac, each revision's roles and binding.
+ * Providers (--enable-providers, alpha): as Configurations, plus each active revision's runtime (with the Function
+ * runtime's CA), the MRD and MRAP controllers, the default policy and, with --manage-provider-rbac, each revision's
+ * roles and binding.
  */
-function providerPackages({ context, settings, config }: Shared): ProviderPackages {
+function providerPackages({ context, settings, config }: Shared, secrets: TlsSecrets): ProviderPackages {
   return new ProviderPackages({
     ...context,
     settings,
+    secrets,
     namespace: config.leaderElectionNamespace,
     defaultActivations: activationsOf(config.defaultActivations),
     manageRbac: config.manageProviderRbac,

@@ -55,3 +55,4 @@ export {
   type ManagedControllerSettings,
 } from './controller.js';
 export * from './nop/index.js';
+export { WebhookServer, type AdmissionCheck, type WebhookServerOptions } from './webhookServer.js';

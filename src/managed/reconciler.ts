@@ -57,6 +57,11 @@ export interface ManagedTiming extends PollIntervalFlags {
   syncIntervalMs: number;
   /** After a successful Create, how long a "does not exist" from Observe is waited out; 30 s by default. */
   creationGracePeriodMs?: number;
+  /**
+   * Whether status.effectivePollInterval is written (default true): compositor's own MR CRDs declare it; a Crossplane
+   * package's (provider-nop's) do not, and the API server refuses an apply of a field its schema does not declare.
+   */
+  writePollInterval?: boolean;
 }
 
 export interface ManagedReconcilerOptions<T extends ManagedResource> {
@@ -137,7 +142,7 @@ export class ManagedReconciler<T extends ManagedResource = ManagedResource> {
     const mr = structuredClone(cached);
     const status = new StatusDraft(mr.status ?? {}, mr.metadata.generation, this.now);
     const poll = effectivePollInterval(mr.metadata.annotations, this.options.timing);
-    status.set('effectivePollInterval', poll.text);
+    if (this.options.timing.writePollInterval !== false) status.set('effectivePollInterval', poll.text);
     const annotations = { ...mr.metadata.annotations };
     const defaultedExternalName = !annotations[EXTERNAL_NAME_ANNOTATION];
     // As crossplane-runtime's NameAsExternalName initializer, without its write: persisted with the next one.

@@ -35,8 +35,7 @@ import type { Metrics } from '../metrics/index.js';
 import type { ReconcileLimiter, ReconcileResult } from '../queue/index.js';
 import { conditionOf, health, installed, packageHealth, runtime, RUNTIME } from './conditions.js';
 import { FUNCTION, FUNCTION_REVISION, LABEL_PARENT_PACKAGE, revisionName, serverSecretName } from './names.js';
-import type { RuntimeInput } from './manifests.js';
-import { FunctionRuntime } from './runtime.js';
+import { PackageRuntime } from './runtime.js';
 import type { LockManager } from './lock/index.js';
 import {
   affectsPulls,
@@ -44,6 +43,7 @@ import {
   IMAGE_CONFIG,
   ImageConfigStore,
   resolveImage,
+  runtimeImageOf,
   verificationCondition,
   IMAGE_CONFIG_REASON,
   type ImageConfig,
@@ -109,7 +109,7 @@ export interface FunctionPackageControllerOptions {
 export class FunctionPackageController implements Lifecycle {
   readonly name = 'packages/function.pkg.crossplane.io';
   private readonly secrets: TlsSecrets;
-  private readonly runtime: FunctionRuntime;
+  private readonly runtime: PackageRuntime;
   private readonly shell: ControllerShell;
   private readonly imageConfigs: ImageConfigStore;
   /** Resolves when the first pass has run. */
@@ -119,7 +119,7 @@ export class FunctionPackageController implements Lifecycle {
   constructor(private readonly options: FunctionPackageControllerOptions) {
     this.secrets =
       options.secrets ?? new TlsSecrets({ client: options.client, namespace: options.namespace, clock: options.clock });
-    this.runtime = new FunctionRuntime({ client: options.client, namespace: options.namespace, secrets: this.secrets });
+    this.runtime = new PackageRuntime({ client: options.client, namespace: options.namespace, secrets: this.secrets });
     const watches: Watch[] = [{ keys$: of(PASS) }];
     if (options.informers) {
       watches.push(watchKind({ kind: FUNCTION, keys: (event) => (event.type === 'resync' ? [] : [PASS]) }));
@@ -394,7 +394,7 @@ export class FunctionPackageController implements Lifecycle {
     image: ImageResolution,
     signal: AbortSignal,
   ): Promise<boolean> {
-    const { endpoint, health: runtime } = await this.runtime.ensure(revision, signal, runtimeImage(image));
+    const { endpoint, health: runtime } = await this.runtime.ensure(revision, signal, runtimeImageOf(image));
     const conditions = [health('RevisionHealthy', true), health('RuntimeHealthy', runtime.healthy, runtime.message)];
     const verified = verificationCondition(image, revision.status?.conditions);
     if (verified !== undefined) conditions.push(verified);
@@ -484,15 +484,6 @@ function inheritedSpec(fn: FunctionPackage): Record<string, unknown> {
 function affectsRuntime(object: unknown): boolean {
   const config = object as ImageConfig;
   return affectsPulls(config) || config.spec?.runtime !== undefined;
-}
-
-/** What the runtime takes of the ImageConfigs: the image to run, their pull secret, their runtime config. */
-function runtimeImage(image: ImageResolution): NonNullable<RuntimeInput['image']> {
-  return {
-    ref: image.resolvedRef,
-    ...(image.pullSecret !== undefined ? { pullSecret: image.pullSecret } : {}),
-    ...(image.runtimeConfig !== undefined ? { runtimeConfig: image.runtimeConfig.name } : {}),
-  };
 }
 
 /** A revision's applied ImageConfigs: the pull's, then the runtime's (upstream's runtime adds ConfigureRuntime). */

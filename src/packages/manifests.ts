@@ -1,22 +1,11 @@
-// The Deployment, Service and ServiceAccount of a function revision, merged with its DeploymentRuntimeConfig in the
-// order Crossplane's package manager merges them: the runtime config is the base; compositor's defaults fill only
-// what it leaves unset; selectors, namespace, owner, pull secrets, the TLS mount and the gRPC port always win.
+// The Deployment, Service and ServiceAccount of a package revision's runtime, merged with its DeploymentRuntimeConfig
+// in the order Crossplane's package manager merges them: the runtime config is the base; compositor's defaults fill
+// only what it leaves unset; selectors, namespace, owner, pull secrets, ports and TLS mounts always win. What is a
+// Function's or a Provider's own (ports, environment, the Service's shape) comes from its RuntimeKind.
 import { controllerReference, type OwnerReference } from '../apis/index.js';
-import {
-  FUNCTION_REVISION,
-  GRPC_PORT,
-  GRPC_PORT_NAME,
-  LABEL_FUNCTION,
-  LABEL_PARENT_PACKAGE,
-  LABEL_REVISION,
-  METRICS_PORT,
-  METRICS_PORT_NAME,
-  RUNTIME_CONTAINER,
-  TLS_SERVER_DIR,
-  TLS_SERVER_DIR_ENV,
-  TLS_SERVER_VOLUME,
-} from './names.js';
-import type { DeploymentRuntimeConfig, FunctionRevision, TemplateMeta } from './types.js';
+import { LABEL_PARENT_PACKAGE, LABEL_REVISION, METRICS_PORT, METRICS_PORT_NAME, RUNTIME_CONTAINER } from './names.js';
+import { addPorts, FUNCTION_RUNTIME, list, POD_SECURITY, type RuntimeKind } from './runtimeKind.js';
+import type { DeploymentRuntimeConfig, RuntimeRevision, TemplateMeta } from './types.js';
 
 type Obj = Record<string, unknown>;
 export interface Manifest {
@@ -27,7 +16,9 @@ export interface Manifest {
 }
 
 export interface RuntimeInput {
-  revision: FunctionRevision;
+  revision: RuntimeRevision;
+  /** The package kind whose runtime this is; a Function's unless given. */
+  kind?: RuntimeKind;
   namespace: string;
   runtimeConfig?: DeploymentRuntimeConfig;
   /**
@@ -46,29 +37,18 @@ export interface RuntimeInput {
 /** The pod template annotation holding RuntimeInput.serverCertDigest. */
 export const SERVER_CERT_ANNOTATION = 'compositor.crossplane.io/tls-server-certificate';
 
-/** Non-root with a read-only root filesystem: what compositor runs a function as unless the runtime config says. */
-const RUN_AS = 2000;
-const POD_SECURITY = { runAsNonRoot: true, runAsUser: RUN_AS, runAsGroup: RUN_AS };
-const CONTAINER_SECURITY = {
-  runAsUser: RUN_AS,
-  runAsGroup: RUN_AS,
-  allowPrivilegeEscalation: false,
-  privileged: false,
-  runAsNonRoot: true,
-  readOnlyRootFilesystem: true,
-};
-
-function functionName(revision: FunctionRevision): string {
+/** The package's name, as the revision's parent label says. */
+export function packageName(revision: RuntimeRevision): string {
   return revision.metadata.labels?.[LABEL_PARENT_PACKAGE] ?? revision.metadata.name;
 }
 
 /** The controller reference every runtime object carries to its revision. */
-export function revisionOwner(revision: FunctionRevision): OwnerReference {
-  return controllerReference({ ...FUNCTION_REVISION, metadata: revision.metadata });
+export function revisionOwner(revision: RuntimeRevision, kind: RuntimeKind = FUNCTION_RUNTIME): OwnerReference {
+  return controllerReference({ ...kind.revision, metadata: revision.metadata });
 }
 
-export function podSelector(revision: FunctionRevision): Record<string, string> {
-  return { [LABEL_REVISION]: revision.metadata.name, [LABEL_FUNCTION]: functionName(revision) };
+export function podSelector(revision: RuntimeRevision, kind: RuntimeKind = FUNCTION_RUNTIME): Record<string, string> {
+  return { [LABEL_REVISION]: revision.metadata.name, [kind.packageLabel]: packageName(revision) };
 }
 
 function clone<T>(value: T): T {
@@ -93,7 +73,7 @@ function runtimeMeta(input: RuntimeInput, template: TemplateMeta | undefined, na
     ...meta,
     name: (meta.name as string | undefined) ?? name,
     namespace: input.namespace,
-    ownerReferences: [revisionOwner(input.revision)],
+    ownerReferences: [revisionOwner(input.revision, input.kind)],
   };
 }
 
@@ -104,22 +84,6 @@ function withRuntimeContainer(containers: Obj[]): Obj[] {
   if (index < 0) return [{ name: RUNTIME_CONTAINER }, ...containers];
   const runtime = containers[index] as Obj;
   return [runtime, ...containers.filter((_, i) => i !== index)];
-}
-
-function tlsServerMount(pod: Obj, container: Obj, secret: string): void {
-  const items = ['tls.crt', 'tls.key', 'ca.crt'].map((key) => ({ key, path: key }));
-  pod.volumes = [
-    ...((pod.volumes as Obj[] | undefined) ?? []),
-    { name: TLS_SERVER_VOLUME, secret: { secretName: secret, items } },
-  ];
-  container.volumeMounts = [
-    ...((container.volumeMounts as Obj[] | undefined) ?? []),
-    { name: TLS_SERVER_VOLUME, readOnly: true, mountPath: TLS_SERVER_DIR },
-  ];
-  container.env = [
-    ...((container.env as Obj[] | undefined) ?? []),
-    { name: TLS_SERVER_DIR_ENV, value: TLS_SERVER_DIR },
-  ];
 }
 
 /** The ServiceAccount: the runtime config's metadata, named after the revision unless it names one. */
@@ -134,19 +98,21 @@ export function buildServiceAccount(input: RuntimeInput): Manifest {
   };
 }
 
-/** The headless Service named after the Function, TLS gRPC on 9443. */
+/**
+ * The Service named after the package: a Function's headless, TLS gRPC on 9443; a Provider's with its webhook port,
+ * 9443, as the kind says.
+ */
 export function buildService(input: RuntimeInput): Manifest {
   const { revision } = input;
+  const kind = input.kind ?? FUNCTION_RUNTIME;
   return {
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: runtimeMeta(input, input.runtimeConfig?.spec?.serviceTemplate?.metadata, functionName(revision)),
+    metadata: runtimeMeta(input, input.runtimeConfig?.spec?.serviceTemplate?.metadata, packageName(revision)),
     spec: {
-      selector: podSelector(revision),
-      clusterIP: 'None',
-      ports: [
-        { name: GRPC_PORT_NAME, protocol: 'TCP', port: GRPC_PORT, targetPort: GRPC_PORT_NAME, appProtocol: 'tls' },
-      ],
+      selector: podSelector(revision, kind),
+      ...(kind.service.headless ? { clusterIP: 'None' } : {}),
+      ports: kind.service.ports.map((p) => ({ ...p })),
     },
   };
 }
@@ -164,11 +130,12 @@ export function buildDeployment(input: RuntimeInput, serviceAccount: string): Ma
   const containers = withRuntimeContainer(list(pod.containers).map((c) => ({ ...c })));
   const runtime = containers[0] as Obj;
   pod.containers = containers;
-  applyDefaults(spec, pod, runtime, serviceAccount);
+  const kind = input.kind ?? FUNCTION_RUNTIME;
+  applyDefaults(kind, { spec, pod, runtime }, serviceAccount);
   const podMeta = (podTemplate.metadata ?? {}) as Obj;
   // Before applyRequired, which sets spec.image where nothing else did, and replaces the pull Secrets.
   applyImageConfigImage(runtime, input.image);
-  applyRequired(revision, { spec, podMeta, pod, runtime });
+  applyRequired(revision, kind, { spec, podMeta, pod, runtime });
   addPullSecret(pod, input.image);
   if (input.serverCertDigest !== undefined) {
     podMeta.annotations = { ...(podMeta.annotations ?? {}), [SERVER_CERT_ANNOTATION]: input.serverCertDigest };
@@ -180,10 +147,6 @@ export function buildDeployment(input: RuntimeInput, serviceAccount: string): Ma
     metadata: runtimeMeta(input, template?.metadata, revision.metadata.name),
     spec,
   };
-}
-
-function list(value: unknown): Obj[] {
-  return (value as Obj[] | undefined) ?? [];
 }
 
 /** An ImageConfig's rewrite of the image, where the runtime config names none. */
@@ -199,24 +162,35 @@ function addPullSecret(pod: Obj, image: RuntimeInput['image']): void {
 }
 
 /** compositor's defaults, used only where the runtime config is silent. */
-function applyDefaults(spec: Obj, pod: Obj, runtime: Obj, serviceAccount: string): void {
+function applyDefaults(
+  kind: RuntimeKind,
+  parts: Record<'spec' | 'pod' | 'runtime', Obj>,
+  serviceAccount: string,
+): void {
+  const { spec, pod, runtime } = parts;
   spec.replicas ??= 1;
   pod.securityContext ??= { ...POD_SECURITY };
   runtime.imagePullPolicy ??= 'IfNotPresent';
-  runtime.securityContext ??= { ...CONTAINER_SECURITY };
+  runtime.securityContext ??= { ...kind.containerSecurity };
   pod.serviceAccountName ??= serviceAccount;
 }
 
-/** What is always compositor's: selectors, pull secrets and policy, ports, the TLS mount, the image if unset. */
-function applyRequired(revision: FunctionRevision, parts: Record<'spec' | 'podMeta' | 'pod' | 'runtime', Obj>): void {
+/**
+ * What is always compositor's: selectors, pull secrets and policy, the metrics port, the kind's own ports, mounts and
+ * environment, the image if unset.
+ */
+function applyRequired(
+  revision: RuntimeRevision,
+  kind: RuntimeKind,
+  parts: Record<'spec' | 'podMeta' | 'pod' | 'runtime', Obj>,
+): void {
   const { spec, podMeta, pod, runtime } = parts;
-  const selector = podSelector(revision);
+  const selector = podSelector(revision, kind);
   spec.selector = { ...(spec.selector ?? {}), matchLabels: selector };
   podMeta.labels = { ...(podMeta.labels ?? {}), ...selector };
   pod.imagePullSecrets = revision.spec.packagePullSecrets ?? [];
-  runtime.ports = [...list(runtime.ports), { name: METRICS_PORT_NAME, containerPort: METRICS_PORT }];
+  addPorts(runtime, [{ name: METRICS_PORT_NAME, containerPort: METRICS_PORT }]);
   if (revision.spec.packagePullPolicy !== undefined) runtime.imagePullPolicy = revision.spec.packagePullPolicy;
-  if (revision.spec.tlsServerSecretName !== undefined) tlsServerMount(pod, runtime, revision.spec.tlsServerSecretName);
-  runtime.ports = [...list(runtime.ports), { name: GRPC_PORT_NAME, containerPort: GRPC_PORT }];
+  kind.decorate(revision, { spec, podMeta, pod, runtime });
   if (runtime.image === undefined || runtime.image === '') runtime.image = revision.spec.image;
 }

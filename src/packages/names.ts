@@ -22,6 +22,9 @@ export const METRICS_PORT = 8080;
 export const TLS_SERVER_VOLUME = 'tls-server-certs';
 export const TLS_SERVER_DIR = '/tls/server';
 export const TLS_SERVER_DIR_ENV = 'TLS_SERVER_CERTS_DIR';
+export const TLS_CLIENT_VOLUME = 'tls-client-certs';
+export const TLS_CLIENT_DIR = '/tls/client';
+export const TLS_CLIENT_DIR_ENV = 'TLS_CLIENT_CERTS_DIR';
 
 /** The CA every function certificate and compositor's client certificate are signed by. */
 export const ROOT_CA_SECRET = 'crossplane-root-ca';
@@ -52,13 +55,23 @@ export function revisionName(functionName: string, pkg: string): string {
 }
 
 const TLS_SERVER_SUFFIX = '-tls-server';
+const TLS_CLIENT_SUFFIX = '-tls-client';
+
+function withSuffix(name: string, suffix: string): string {
+  return `${name.slice(0, 253 - suffix.length)}${suffix}`;
+}
 
 /**
- * The Secret holding a Function's server certificate: `<function>-tls-server`, the name cut so the whole fits a
+ * The Secret holding a package's server certificate: `<package>-tls-server`, the name cut so the whole fits a
  * Secret's 253 characters, as upstream's GetSecretNameWithSuffix.
  */
-export function serverSecretName(functionName: string): string {
-  return `${functionName.slice(0, 253 - TLS_SERVER_SUFFIX.length)}${TLS_SERVER_SUFFIX}`;
+export function serverSecretName(packageName: string): string {
+  return withSuffix(packageName, TLS_SERVER_SUFFIX);
+}
+
+/** The Secret holding a Provider's client certificate: `<provider>-tls-client`, cut as serverSecretName. */
+export function clientSecretName(packageName: string): string {
+  return withSuffix(packageName, TLS_CLIENT_SUFFIX);
 }
 
 /**

@@ -1,5 +1,7 @@
-// One active revision's runtime: its runtime config (the `default` one created when absent), the server certificate
-// Secret, ServiceAccount, Deployment and Service in compositor's namespace, and the Deployment's health.
+// One active revision's runtime, for any package kind with one (RuntimeKind): its runtime config (the `default` one
+// created when absent), the TLS certificate Secrets, ServiceAccount, Deployment and Service in compositor's
+// namespace, and the Deployment's health. A Function runs it in one step (ensure); a Provider in upstream's two
+// (its Service and certificates before its objects are established, the rest after).
 import { createHash } from 'node:crypto';
 import { getIfExists, isNotFound, serverSideApply, type KubeClient } from '../kube/index.js';
 import {
@@ -11,8 +13,9 @@ import {
   type RuntimeInput,
 } from './manifests.js';
 import { DEFAULT_RUNTIME_CONFIG, dnsNamesForService, RUNTIME_CONFIG, serviceEndpoint } from './names.js';
-import { FIELD_MANAGER, type TlsSecrets } from './secrets.js';
-import type { DeploymentRuntimeConfig, FunctionRevision } from './types.js';
+import { FUNCTION_RUNTIME, type RuntimeKind } from './runtimeKind.js';
+import { FIELD_MANAGER, type TlsBundle, type TlsSecrets } from './secrets.js';
+import type { DeploymentRuntimeConfig, RuntimeRevision } from './types.js';
 
 interface DeploymentStatus {
   status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] };
@@ -40,32 +43,44 @@ function pathOf(m: Manifest): string {
   return path(m.metadata.namespace, m.metadata.name);
 }
 
-/** The Deployment's Available condition as upstream words it (runtime_function.go). */
-export function deploymentHealth(deployment: DeploymentStatus | undefined): RuntimeHealth {
+/**
+ * The Deployment's Available condition as upstream words it (runtime_function.go, runtime_provider.go), `noun`
+ * naming the kind.
+ */
+export function deploymentHealth(
+  deployment: DeploymentStatus | undefined,
+  noun: RuntimeKind['noun'] = 'function',
+): RuntimeHealth {
   const available = deployment?.status?.conditions?.find((c) => c.type === 'Available');
   if (available === undefined) {
-    return { healthy: false, message: 'function package deployment has no condition of type "Available" yet' };
+    return { healthy: false, message: `${noun} package deployment has no condition of type "Available" yet` };
   }
   if (available.status === 'True') return { healthy: true };
   const why = [available.reason, available.message].filter((s) => s !== undefined && s !== '').join(': ');
-  return { healthy: false, message: `function package deployment is unavailable with message: ${why}` };
+  return { healthy: false, message: `${noun} package deployment is unavailable with message: ${why}` };
 }
 
 export interface RuntimeOptions {
   client: KubeClient;
   namespace: string;
   secrets: TlsSecrets;
+  /** The package kind; a Function's unless given. */
+  kind?: RuntimeKind;
 }
 
-export class FunctionRuntime {
-  constructor(private readonly options: RuntimeOptions) {}
+export class PackageRuntime {
+  private readonly kind: RuntimeKind;
+
+  constructor(private readonly options: RuntimeOptions) {
+    this.kind = options.kind ?? FUNCTION_RUNTIME;
+  }
 
   /**
    * The revision's DeploymentRuntimeConfig, or the one an ImageConfig names in its place; the `default` one is created
    * (empty) when absent, as upstream.
    */
   async runtimeConfig(
-    revision: FunctionRevision,
+    revision: RuntimeRevision,
     signal?: AbortSignal,
     override?: string,
   ): Promise<DeploymentRuntimeConfig | undefined> {
@@ -88,48 +103,92 @@ export class FunctionRuntime {
    * Deployment is available (or when there is no Service yet), so an older revision serves until then. `image` is
    * what the ImageConfigs make of the revision's image.
    */
-  async ensure(
-    revision: FunctionRevision,
-    signal?: AbortSignal,
-    image?: RuntimeInput['image'],
-  ): Promise<RuntimeResult> {
-    const { namespace, secrets } = this.options;
-    const input: RuntimeInput = {
-      revision,
-      namespace,
-      runtimeConfig: await this.runtimeConfig(revision, signal, image?.runtimeConfig),
-      ...(image ? { image } : {}),
-    };
+  async ensure(revision: RuntimeRevision, signal?: AbortSignal, image?: RuntimeInput['image']): Promise<RuntimeResult> {
+    const input = await this.input(revision, signal, image);
     const service = buildService(input);
-    const serverSecret = revision.spec.tlsServerSecretName;
-    if (serverSecret !== undefined) {
-      // Controlled by the active revision, as upstream's TLSServerSecret: it moves to the next one on upgrade.
-      const sans = dnsNamesForService(service.metadata.name, namespace);
-      const owner = revisionOwner(revision);
-      const leaf = await secrets.ensureLeaf({ name: serverSecret, dnsNames: sans, usage: 'server', owner }, signal);
-      input.serverCertDigest = createHash('sha256').update(leaf.cert).digest('hex').slice(0, 16);
-    }
+    const leaf = await this.serverCertificate(input, signal);
+    if (leaf !== undefined) input.serverCertDigest = certificateDigest(leaf);
+    const health = await this.applyWorkload(input, signal);
+    const existing = await getIfExists(this.options.client, pathOf(service), signal);
+    if (health.healthy === true || existing === undefined) await this.apply(service, signal);
+    return { endpoint: serviceEndpoint(service.metadata.name, input.namespace), health };
+  }
+
+  /**
+   * What the revision's manifests are built from: its runtime config read (or the default one made), and what the
+   * ImageConfigs make of its image.
+   */
+  async input(revision: RuntimeRevision, signal?: AbortSignal, image?: RuntimeInput['image']): Promise<RuntimeInput> {
+    const runtimeConfig = await this.runtimeConfig(revision, signal, image?.runtimeConfig);
+    return { revision, namespace: this.options.namespace, runtimeConfig, kind: this.kind, ...(image ? { image } : {}) };
+  }
+
+  /** Applies the revision's Service. */
+  async applyService(input: RuntimeInput, signal?: AbortSignal): Promise<Manifest> {
+    const service = buildService(input);
+    await this.apply(service, signal);
+    return service;
+  }
+
+  /**
+   * The revision's server certificate Secret, named by spec.tlsServerSecretName (none without one), for its
+   * Service's DNS names. Controlled by the active revision, as upstream's TLSServerSecret: it moves to the next one
+   * on upgrade.
+   */
+  async serverCertificate(input: RuntimeInput, signal?: AbortSignal): Promise<TlsBundle | undefined> {
+    const name = input.revision.spec.tlsServerSecretName;
+    if (name === undefined) return undefined;
+    const service = buildService(input);
+    const dnsNames = dnsNamesForService(service.metadata.name, input.namespace);
+    const owner = revisionOwner(input.revision, this.kind);
+    return this.options.secrets.ensureLeaf({ name, dnsNames, usage: 'server', owner }, signal);
+  }
+
+  /**
+   * The revision's client certificate Secret, named by spec.tlsClientSecretName (none without one), whose DNS name
+   * is the revision's name as upstream's (runtime_provider.go); controlled by the active revision.
+   */
+  async clientCertificate(input: RuntimeInput, signal?: AbortSignal): Promise<TlsBundle | undefined> {
+    const name = input.revision.spec.tlsClientSecretName;
+    if (name === undefined) return undefined;
+    const owner = revisionOwner(input.revision, this.kind);
+    const dnsNames = [input.revision.metadata.name];
+    return this.options.secrets.ensureLeaf({ name, dnsNames, usage: 'client', owner }, signal);
+  }
+
+  /**
+   * Applies the ServiceAccount (only when the Deployment runs as it: a runtime config may name one managed
+   * elsewhere) and the Deployment; the Deployment's health.
+   */
+  async applyWorkload(input: RuntimeInput, signal?: AbortSignal): Promise<RuntimeHealth> {
     const account = buildServiceAccount(input);
     const deployment = buildDeployment(input, account.metadata.name);
     const pod = (deployment.spec as { template: { spec: { serviceAccountName?: string } } }).template.spec;
     if (pod.serviceAccountName === account.metadata.name) await this.apply(account, signal);
     const applied = await this.apply<DeploymentStatus>(deployment, signal);
-    const health = deploymentHealth(applied);
-    const existing = await getIfExists(this.options.client, pathOf(service), signal);
-    if (health.healthy === true || existing === undefined) await this.apply(service, signal);
-    return { endpoint: serviceEndpoint(service.metadata.name, namespace), health };
+    return deploymentHealth(applied, this.kind.noun);
   }
 
-  /** Deletes an inactive revision's Deployment; its Service and Secret belong to the Function and stay. */
-  async deactivate(revision: FunctionRevision, signal?: AbortSignal): Promise<void> {
-    const input = { revision, namespace: this.options.namespace, runtimeConfig: undefined };
+  /** Deletes an inactive revision's Deployment; its Service and Secrets belong to the package and stay. */
+  async deactivate(revision: RuntimeRevision, signal?: AbortSignal): Promise<void> {
+    const input = { revision, namespace: this.options.namespace, runtimeConfig: undefined, kind: this.kind };
     const deployment = buildDeployment(input, revision.metadata.name);
     await this.options.client.request('DELETE', pathOf(deployment), { signal }).catch((err: unknown) => {
-      if (!isNotFound(err)) throw new Error(`cannot delete function package deployment`, { cause: err });
+      if (!isNotFound(err)) throw new Error(`cannot delete ${this.kind.noun} package deployment`, { cause: err });
     });
   }
 
-  private apply<T extends object = object>(manifest: Manifest, signal?: AbortSignal): Promise<T> {
-    return serverSideApply<T>(this.options.client, pathOf(manifest), manifest, { fieldManager: FIELD_MANAGER, signal });
+  /** Server-side applies one runtime object; a failure says which, as upstream's ("cannot apply provider package service"). */
+  private async apply<T extends object = object>(manifest: Manifest, signal?: AbortSignal): Promise<T> {
+    const options = { fieldManager: FIELD_MANAGER, signal };
+    return serverSideApply<T>(this.options.client, pathOf(manifest), manifest, options).catch((err: unknown) => {
+      const what = manifest.kind.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+      throw new Error(`cannot apply ${this.kind.noun} package ${what}`, { cause: err });
+    });
   }
+}
+
+/** A short digest of a certificate, for the pod template annotation that rolls pods when it is renewed. */
+export function certificateDigest(leaf: TlsBundle): string {
+  return createHash('sha256').update(leaf.cert).digest('hex').slice(0, 16);
 }

@@ -62,6 +62,25 @@ export interface FunctionRevision {
   };
 }
 
+/**
+ * A revision that runs a runtime (a FunctionRevision, a ProviderRevision), as far as its runtime is built from it.
+ * The TLS Secret names are the package's (upstream's GetSecretNameWithSuffix), copied to the revision.
+ */
+export interface RuntimeRevision {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  spec: {
+    desiredState: 'Active' | 'Inactive';
+    image: string;
+    packagePullPolicy?: string;
+    packagePullSecrets?: LocalObjectReference[];
+    runtimeConfigRef?: RuntimeConfigRef;
+    tlsServerSecretName?: string;
+    tlsClientSecretName?: string;
+  };
+}
+
 /** The metadata of a runtime config's templates: what compositor copies onto the objects it renders. */
 export type TemplateMeta = Partial<Pick<ObjectMeta, 'name' | 'labels' | 'annotations'>>;
 

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,12 +8,14 @@ import { buildPackage } from '../unit/fakes/xpkg.js';
 import { pullSecret } from '../unit/fakes/registry.js';
 import { apply, condition, eventsFor, get, remove, startEngine, type Condition, type RunningEngine } from './engine.js';
 import { controlPlane, eventually } from './harness.js';
-import { packageStream, TestRegistry } from './registry.js';
+import { packagesDir, packageStream, TestRegistry } from './registry.js';
 
 // Provider packages end to end (--enable-providers): upstream's provider-nop pushed to a real registry, installed by
 // the Provider controllers on a real API server; its NopResource CRD installed as a ManagedResourceDefinition, which
-// the default activation policy lists and the MRD controller turns into a served CRD; a package whose metadata is
-// not a Provider, reported on the revision and the Provider.
+// the default activation policy lists and the MRD controller turns into a served CRD; a Provider's Healthy waiting
+// for its runtime's Deployment, which the test marks Available as kubelet would (providerRuntime.test.ts runs the
+// process); CRDs converted by webhook and webhook configurations pointed at the provider's Service; a package whose
+// metadata is not a Provider, reported on the revision and the Provider.
 const NS = 'providers-system';
 const PROVIDER = { apiVersion: 'pkg.crossplane.io/v1', kind: 'Provider' };
 const REVISION = { apiVersion: 'pkg.crossplane.io/v1', kind: 'ProviderRevision' };
@@ -59,6 +62,32 @@ function waitCondition(client: KubeClient, ref: KubeObject, type: string, want: 
   );
 }
 
+/** Plays kubelet for a Provider's current revision: its runtime Deployment, once made, is marked Available. */
+async function runtimeAvailable(client: KubeClient, provider: string): Promise<void> {
+  const pkg = await eventually(`Provider ${provider} has a current revision`, async () => {
+    const got = await get<Obj>(client, { ...PROVIDER, metadata: { name: provider } });
+    if (typeof got?.status?.currentRevision === 'string') return got;
+    throw new Error(JSON.stringify(got?.status ?? got));
+  });
+  const path = `/apis/apps/v1/namespaces/${NS}/deployments/${String(pkg.status?.currentRevision)}`;
+  const revision = { ...REVISION, metadata: { name: String(pkg.status?.currentRevision) } };
+  await eventually(
+    `the runtime Deployment of ${provider}`,
+    () =>
+      client.request('GET', path).catch(async (err: unknown) => {
+        const rev = await get<Obj>(client, revision);
+        throw new Error(`${String(err)}; revision status: ${JSON.stringify(rev?.status?.conditions)}`);
+      }),
+    { timeoutMs: 40_000 },
+  );
+  const now = new Date().toISOString().replace(/\.\d+Z/, 'Z');
+  const available = { type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable', message: 'ok' };
+  await client.request('PATCH', `${path}/status`, {
+    body: { status: { conditions: [{ ...available, lastUpdateTime: now, lastTransitionTime: now }] } },
+    contentType: 'application/merge-patch+json',
+  });
+}
+
 describe('Provider packages from a real registry (integration)', function () {
   this.timeout(90_000);
   const registry = new TestRegistry('token');
@@ -71,9 +100,9 @@ describe('Provider packages from a real registry (integration)', function () {
   before(async () => {
     client = controlPlane().client();
     await registry.start();
-    const nop = await buildPackage(
-      packageStream(NAME, ['crds/nop.crossplane.io_nopresources.yaml', 'webhookconfigurations.yaml']),
-    );
+    // Without its webhook configuration: this API server has no route to the provider's Service, so a webhook that
+    // fails closed would refuse every NopResource. The webhooks test below installs it, and removes it.
+    const nop = await buildPackage(packageStream(NAME, ['crds/nop.crossplane.io_nopresources.yaml']));
     refs.nop = await registry.push(nop, 'crossplane-contrib/provider-nop', 'v0.5.0');
     digests.nop = nop.digest;
     const notAProvider = await buildPackage(
@@ -84,7 +113,8 @@ describe('Provider packages from a real registry (integration)', function () {
       'provider-kubernetes',
       K8S_CRDS.map((c) => `crds/${c}.yaml`),
     );
-    const kubernetes = await buildPackage(k8sStream);
+    const webhooks = readFileSync(join(packagesDir(), NAME, 'webhookconfigurations.yaml'), 'utf8').trimEnd();
+    const kubernetes = await buildPackage(`${k8sStream.trimEnd()}\n---\n${webhooks}\n`);
     refs.kubernetes = await registry.push(kubernetes, 'crossplane-contrib/provider-kubernetes', 'v1.0.0');
     // The same CRDs without their conversion webhook, which only the provider's runtime could serve.
     const unconverted = await buildPackage(k8sStream.replace(/^ {2}conversion:\n(?: {4}.*\n)+/gm, ''));
@@ -117,6 +147,13 @@ describe('Provider packages from a real registry (integration)', function () {
   it('installs provider-nop: an Active revision whose CRD is an Active MRD it controls', async () => {
     await apply(client, provider(NAME, refs.nop ?? ''));
     const revision = `${NAME}-${(digests.nop ?? '').slice('sha256:'.length, 'sha256:'.length + 12)}`;
+    // Healthy waits for the runtime as well as the revision.
+    await waitCondition(client, { ...PROVIDER, metadata: { name: NAME } }, 'Healthy', {
+      status: 'False',
+      message:
+        'Package runtime health is "False" with message: post establish runtime hook failed for package: provider package deployment has no condition of type "Available" yet',
+    });
+    await runtimeAvailable(client, NAME);
     await waitCondition(client, { ...PROVIDER, metadata: { name: NAME } }, 'Healthy', { status: 'True' });
     const pkg = await waitCondition(client, { ...PROVIDER, metadata: { name: NAME } }, 'Installed', {
       status: 'True',
@@ -126,7 +163,6 @@ describe('Provider packages from a real registry (integration)', function () {
     const rev = await get<Obj>(client, { ...REVISION, metadata: { name: revision } });
     expect(rev?.spec).to.include({ desiredState: 'Active', revision: 1 });
     expect(condition(rev, 'RevisionHealthy')).to.include({ status: 'True', reason: 'HealthyPackageRevision' });
-    // The webhook configuration waits for the provider's runtime: only the MRD is installed.
     expect(rev?.status?.objectRefs).to.deep.equal([
       {
         apiVersion: XP,
@@ -172,18 +208,58 @@ describe('Provider packages from a real registry (integration)', function () {
     expect(stored?.spec?.forProvider).to.deep.equal({ fields: { integerField: 42 } });
   });
 
-  it('refuses CRDs converted by webhook while no provider runtime serves them, installing nothing', async () => {
+  it("points CRDs converted by webhook and the webhook configuration at the provider's Service, trusting its certificate", async () => {
     await apply(client, provider('webhooks', refs.kubernetes ?? ''));
-    const message =
-      'cannot establish control of object: cannot deploy a CRD with webhook conversion strategy without having a TLS bundle';
+    await runtimeAvailable(client, 'webhooks');
     const pkg = await waitCondition(client, { ...PROVIDER, metadata: { name: 'webhooks' } }, 'Healthy', {
-      status: 'False',
-      message: `Package revision health is "False" with message: ${message}`,
+      status: 'True',
     });
     const rev = await get<Obj>(client, { ...REVISION, metadata: { name: String(pkg.status?.currentRevision) } });
-    expect(condition(rev, 'RevisionHealthy')).to.include({ status: 'False', message });
-    expect(await get(client, { ...MRD, metadata: { name: 'objects.kubernetes.crossplane.io' } })).to.equal(undefined);
+    expect(rev?.status).to.include({ tlsServerSecretName: 'webhooks-tls-server' });
+    const secret = await client.request<{ data: Record<string, string> }>(
+      'GET',
+      `/api/v1/namespaces/${NS}/secrets/webhooks-tls-server`,
+    );
+    const clientConfig = { service: { name: 'webhooks', namespace: NS, port: 9443 }, caBundle: secret.data['tls.crt'] };
+    const mrd = await get<Obj>(client, { ...MRD, metadata: { name: 'objects.kubernetes.crossplane.io' } });
+    const conversion = mrd?.spec?.conversion as { strategy: string; webhook: { clientConfig: unknown } };
+    expect(conversion.strategy).to.equal('Webhook');
+    expect(conversion.webhook.clientConfig).to.deep.equal({
+      service: { ...clientConfig.service, path: '/convert' },
+      caBundle: clientConfig.caBundle,
+    });
+    const validating = {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingWebhookConfiguration',
+      metadata: { name: 'crossplane-provider-webhooks' },
+    };
+    const webhook = await get<Obj & { webhooks: { clientConfig: { service: Record<string, unknown> } }[] }>(
+      client,
+      validating,
+    );
+    expect(webhook?.webhooks[0]?.clientConfig).to.deep.equal({
+      service: { ...clientConfig.service, path: '/validate-nop-crossplane-io-v1alpha1-nopresource' },
+      caBundle: clientConfig.caBundle,
+    });
+    expect((rev?.status?.objectRefs as { kind: string }[]).map((r) => r.kind)).to.include(
+      'ValidatingWebhookConfiguration',
+    );
+    // Removed with the Provider by the garbage collector, with its MRDs and their CRDs, before the next test installs
+    // the same kinds (and before any NopResource meets the webhook, which nothing here serves).
     await remove(client, provider('webhooks', ''));
+    await eventually(
+      'the webhook configuration, MRDs and CRDs of the removed Provider are gone',
+      async () => {
+        const left = [
+          await get(client, validating),
+          await get(client, { ...MRD, metadata: { name: 'objects.kubernetes.crossplane.io' } }),
+          await get(client, { ...CRD, metadata: { name: 'objects.kubernetes.crossplane.io' } }),
+        ].filter((o) => o !== undefined);
+        if (left.length === 0) return true;
+        throw new Error(left.map((o) => `${o.kind}/${o.metadata.name}`).join(', '));
+      },
+      { timeoutMs: 40_000 },
+    );
   });
 
   it("copies the metadata's capabilities to the revision, as upstream's revision reconciler", async () => {
@@ -197,6 +273,7 @@ describe('Provider packages from a real registry (integration)', function () {
 
   it('installs a safe-start provider: its MRDs made Active by the default policy, its ProviderConfig kinds as CRDs', async () => {
     await apply(client, provider('provider-kubernetes', refs.unconverted ?? ''));
+    await runtimeAvailable(client, 'provider-kubernetes');
     const pkg = await waitCondition(client, { ...PROVIDER, metadata: { name: 'provider-kubernetes' } }, 'Healthy', {
       status: 'True',
     });

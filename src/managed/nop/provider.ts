@@ -21,6 +21,13 @@ export interface NopProviderOptions extends ManagedContext {
   /** --shard-index/--shard-count: whether this replica owns an MR (of either kind); undefined owns every MR. */
   owns?: (mr: NopResource) => boolean;
   clock?: Pick<Clock, 'now'>;
+  /** The kinds served; every one of NOP_TYPES by default. A Provider package's runtime serves provider-nop's alone. */
+  types?: readonly NopType[];
+  /**
+   * Run as the runtime of a Provider package (`compositor provider nop`): the package installs the CRDs, so a kind
+   * whose CRD a package owns is served rather than left to it. False by default.
+   */
+  packageRuntime?: boolean;
 }
 
 /**
@@ -51,7 +58,7 @@ export class NopProvider implements Lifecycle {
     const clock = options.clock ?? systemClock;
     // One connector for every kind: the external system tells them apart by namespace ("" for cluster scope).
     const connector = new NopConnector({ system: this.system, clock });
-    this.controllers = NOP_TYPES.map(
+    this.controllers = this.types().map(
       (type) =>
         new ManagedController<NopResource>({
           type: { apiVersion: type.apiVersion, kind: type.kind, plural: type.plural },
@@ -61,6 +68,10 @@ export class NopProvider implements Lifecycle {
           clock,
         }),
     );
+  }
+
+  private types(): readonly NopType[] {
+    return this.options.types ?? NOP_TYPES;
   }
 
   /** The controllers started, for diagnostics and tests: a kind left to a Crossplane package has none. */
@@ -74,9 +85,10 @@ export class NopProvider implements Lifecycle {
       const crds = await loadCrds(crdsDir(), NOP_FEATURE);
       await ensureCrds(this.options.client, crds, { timeoutMs: CRD_TIMEOUT_MS, signal });
     }
-    for (const [index, type] of NOP_TYPES.entries()) {
+    for (const [index, type] of this.types().entries()) {
       const controller = this.controllers[index];
-      if (!controller || (await this.servedByPackage(type, signal))) continue;
+      if (!controller) continue;
+      if (this.options.packageRuntime !== true && (await this.servedByPackage(type, signal))) continue;
       await controller.start().catch((err: unknown) => {
         if (!(err instanceof KindNotServedError)) throw err;
         throw new Error(

@@ -138,8 +138,8 @@ export class ConfigurationController implements Lifecycle {
     signal: AbortSignal,
   ): Promise<void> {
     // The revision as applied carries no status when it was just created; the listed one may have one.
-    const health = configurationHealth(current.status?.conditions ?? stored?.status?.conditions);
-    if (health.status === 'True' && cfg.status?.conditions?.find((c) => c.type === 'Healthy')?.status !== 'True') {
+    const health = (this.kind.health ?? configurationHealth)(current.status?.conditions ?? stored?.status?.conditions);
+    if (health.status === 'True' && !wasHealthy(cfg)) {
       this.event(cfg, 'Normal', REASON.install, 'Successfully installed package revision');
     }
     const active = current.spec.desiredState === 'Active';
@@ -246,16 +246,16 @@ export class ConfigurationController implements Lifecycle {
       controller: true,
       blockOwnerDeletion: true,
     };
+    const named = this.kind.named?.(cfg.metadata.name) ?? {};
     const spec = {
       desiredState: plan.desiredState,
       image: cfg.spec.package,
       revision: plan.revision,
       ...copied(cfg.spec, this.kind.copied),
+      ...named,
     };
-    if (
-      plan.stored &&
-      revisionCurrent(plan.stored, { parent: cfg.metadata.name, controller, spec, extraFields: this.kind.copied })
-    )
+    const extraFields = [...this.kind.copied, ...Object.keys(named)];
+    if (plan.stored && revisionCurrent(plan.stored, { parent: cfg.metadata.name, controller, spec, extraFields }))
       return plan.stored;
     const body = {
       ...this.kind.revision,
@@ -286,4 +286,9 @@ function copied(spec: Configuration['spec'], extra: readonly string[]): Record<s
   const fields: Record<string, unknown> = { ...spec };
   for (const key of keys) if (fields[key] !== undefined) out[key] = fields[key];
   return out;
+}
+
+/** Whether the package's stored Healthy condition is True. */
+function wasHealthy(cfg: Configuration): boolean {
+  return cfg.status?.conditions?.find((c) => c.type === 'Healthy')?.status === 'True';
 }

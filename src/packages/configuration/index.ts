@@ -13,3 +13,4 @@ export * from './names.js';
 export { CONFIGURATION_KIND, controllerNameOf, type PackageKindSpec } from './kind.js';
 export type * from './types.js';
 export { ConfigurationPackages, defaultCacheDir, type ConfigurationPackagesOptions } from './packages.js';
+export type { PreparedRuntime, RevisionRuntime, RuntimeImage, WebhookTarget } from './runtime.js';

@@ -9,6 +9,10 @@
 // ImageConfigs apply to the pull (pull.ts): status.resolvedImage is the reference pulled, appliedImageConfigRefs the
 // ImageConfigs used, Verified says a requested signature verification was not done, and a change of an ImageConfig
 // re-queues the revisions it matches. spec.image stays the reference as written.
+// A kind with a runtime (a Provider) runs its hooks (runtime.ts) as upstream's package runtime controller does, in
+// the same pass: pre before establishing (so webhooks point at its Service), post once the revision is healthy, its
+// RuntimeHealthy written with RevisionHealthy, and deactivate for an inactive revision. A runtime not healthy yet is
+// looked at again every runtimePollMs: Deployments are not watched.
 import type { Logger } from 'pino';
 import { errorMessage, type Clock } from '../../base/index.js';
 import { ControllerShell, watchKind, type ControllerContext, type ControllerSettings } from '../../controller/index.js';
@@ -17,6 +21,7 @@ import type { ReconcileResult } from '../../queue/index.js';
 import type { Lifecycle } from '../../lifecycle/index.js';
 import {
   appliedRefsField,
+  runtimeImageOf,
   IMAGE_CONFIG,
   imageConfigKeys,
   ImageConfigStore,
@@ -35,12 +40,14 @@ import {
   type FetchedPackage,
   type PackageClient,
 } from '../xpkg/index.js';
+import { health } from '../conditions.js';
 import { revisionHealth } from './conditions.js';
 import { ControlRefusedError, Establisher } from './establisher.js';
 import { CONFIGURATION_KIND, controllerNameOf, type PackageKindSpec } from './kind.js';
 import { CROSSPLANE_VERSION } from './names.js';
 import { handlePause } from './paused.js';
 import { preparePull } from './pull.js';
+import type { PreparedRuntime, RevisionRuntime, RuntimeImage, WebhookTarget } from './runtime.js';
 import { writeStatus } from './status.js';
 import type { Condition } from '../types.js';
 import type { ConfigurationRevision, ObjectRef, OwnerReference } from './types.js';
@@ -58,6 +65,10 @@ export interface ConfigurationRevisionControllerOptions extends ControllerContex
   kind?: PackageKindSpec;
   /** The Lock's bookkeeping; without one every revision behaves as one with skipDependencyResolution true. */
   dependencies?: DependencyManager;
+  /** The kind's runtime hooks; without them no runtime runs (a Provider's webhook-converted CRDs are refused). */
+  runtime?: RevisionRuntime;
+  /** Between looks at a runtime that is not healthy yet. Default 5s. */
+  runtimePollMs?: number;
 }
 
 const REASON = {
@@ -67,6 +78,14 @@ const REASON = {
   sync: 'SyncPackage',
   deactivate: 'DeactivateRevision',
   dependencies: 'ResolveDependencies',
+} as const;
+
+/** Upstream's runtime controller messages (internal/controller/pkg/runtime/reconciler.go). */
+const RUNTIME = {
+  pre: 'pre establish runtime hook failed for package',
+  post: 'post establish runtime hook failed for package',
+  waiting: 'Package revision is not healthy yet',
+  configured: 'Successfully configured package revision',
 } as const;
 
 /** A failure already reported on the revision; the queue retries it with backoff. */
@@ -125,30 +144,102 @@ export class ConfigurationRevisionController implements Lifecycle {
     // lock/departures.ts.
     if (rev === undefined || (await this.stopsHere(rev, path, signal))) return {};
     const self = ownerRefTo(this.kind, rev);
-    if (rev.spec.desiredState !== 'Active') await this.leaveLock(rev, signal);
-    if (rev.spec.desiredState !== 'Active' && (rev.status?.objectRefs?.length ?? 0) > 0) {
-      await this.establisher.release(rev.status?.objectRefs ?? [], self, signal).catch((err: unknown) => {
-        this.event(
-          rev,
-          'Warning',
-          REASON.deactivate,
-          `cannot deactivate package revision: ${errorMessage(err, { cause: true })}`,
-        );
-        throw err;
-      });
-      await this.healthy(rev, undefined, signal);
-      return {};
-    }
+    if (rev.spec.desiredState !== 'Active' && (await this.deactivate(rev, self, signal))) return {};
+    const prepared = await this.pre(rev, signal);
     const fetched = await this.fetch(rev, signal);
     if (fetched === undefined) return {};
     const { pkg, image } = fetched;
     const counts = await this.resolveDependencies(rev, pkg, image, signal);
-    const refs = await this.install(rev, pkg, { self, image }, signal);
+    const refs = await this.install(rev, pkg, { self, image, webhook: prepared?.webhook }, signal);
+    const runtime = await this.post(rev, signal, image.runtime);
     // capabilities: the metadata's, copied as upstream's revision reconciler does (omitempty: none is no field); the
     // RBAC roles of a safe-start provider read them.
-    const fields = { objectRefs: refs, ...image.fields, ...capabilitiesField(rev, pkg), ...counts };
-    await this.healthy(rev, { ...image, fields }, signal);
-    return {};
+    const fields = {
+      objectRefs: refs,
+      ...image.fields,
+      ...capabilitiesField(rev, pkg),
+      ...counts,
+      ...prepared?.fields,
+    };
+    await this.healthy(rev, { ...image, fields }, signal, runtime);
+    if (runtime === undefined || runtime.status === 'True') return {};
+    return { requeueAfterMs: this.options.runtimePollMs ?? 5_000 };
+  }
+
+  /** The runtime's pre hook for an active revision; a failure is its RuntimeHealthy, retried with backoff. */
+  private async pre(rev: ConfigurationRevision, signal: AbortSignal): Promise<PreparedRuntime | undefined> {
+    const runtime = this.options.runtime;
+    if (runtime === undefined || rev.spec.desiredState !== 'Active') return undefined;
+    try {
+      return await runtime.pre(rev, signal);
+    } catch (err) {
+      const message = `${RUNTIME.pre}: ${errorMessage(err, { cause: true })}`;
+      await this.failRuntime(rev, message, signal);
+      throw new ReportedError(message, { cause: err });
+    }
+  }
+
+  /**
+   * The runtime's post hook once the revision's objects are established: RuntimeHealthy True, or False while the
+   * Deployment is not available (upstream words that as a failed hook too). A failed write is retried with backoff.
+   */
+  private async post(
+    rev: ConfigurationRevision,
+    signal: AbortSignal,
+    image: RuntimeImage | undefined,
+  ): Promise<Condition | undefined> {
+    const runtime = this.options.runtime;
+    if (runtime === undefined || rev.spec.desiredState !== 'Active') return undefined;
+    let result: Awaited<ReturnType<RevisionRuntime['post']>>;
+    try {
+      result = await runtime.post(rev, signal, image);
+    } catch (err) {
+      const message = `${RUNTIME.post}: ${errorMessage(err, { cause: true })}`;
+      await this.failRuntime(rev, message, signal);
+      throw new ReportedError(message, { cause: err });
+    }
+    const previous = rev.status?.conditions?.find((c) => c.type === 'RuntimeHealthy');
+    if (result.healthy === true) {
+      if (previous?.status !== 'True') this.event(rev, 'Normal', REASON.sync, RUNTIME.configured);
+      return health('RuntimeHealthy', true);
+    }
+    const message = `${RUNTIME.post}: ${result.message ?? 'unknown'}`;
+    if (previous?.message !== message) this.event(rev, 'Warning', REASON.sync, message);
+    return health('RuntimeHealthy', false, message);
+  }
+
+  /** RuntimeHealthy False with why, and a Warning event when that is new. */
+  private async failRuntime(rev: ConfigurationRevision, message: string, signal: AbortSignal): Promise<void> {
+    const previous = rev.status?.conditions?.find((c) => c.type === 'RuntimeHealthy');
+    if (previous?.message !== message) this.event(rev, 'Warning', REASON.sync, message);
+    await writeStatus(
+      this.options,
+      statusOf(this.kind, rev),
+      { conditions: [health('RuntimeHealthy', false, message)] },
+      signal,
+    ).catch((err: unknown) => {
+      this.logger.debug(
+        { revision: rev.metadata.name, err: errorMessage(err) },
+        'cannot update package revision status',
+      );
+    });
+  }
+
+  /**
+   * An inactive revision leaves the Lock, stops its runtime and gives up control of what it installed; true when that
+   * is all there is to do (it installed something), false when its objects are still to be owned.
+   */
+  private async deactivate(rev: ConfigurationRevision, self: OwnerReference, signal: AbortSignal): Promise<boolean> {
+    await this.leaveLock(rev, signal);
+    await this.options.runtime?.deactivate(rev, signal);
+    if ((rev.status?.objectRefs?.length ?? 0) === 0) return false;
+    await this.establisher.release(rev.status?.objectRefs ?? [], self, signal).catch((err: unknown) => {
+      const message = `cannot deactivate package revision: ${errorMessage(err, { cause: true })}`;
+      this.event(rev, 'Warning', REASON.deactivate, message);
+      throw err;
+    });
+    await this.healthy(rev, undefined, signal);
+    return true;
   }
 
   /** Deleted (the garbage collector removes what only it owned), paused, or just unpaused: nothing more to do now. */
@@ -246,7 +337,7 @@ export class ConfigurationRevisionController implements Lifecycle {
   private async install(
     rev: ConfigurationRevision,
     pkg: FetchedPackage,
-    { self, image }: { self: OwnerReference; image: ImageStatus },
+    { self, image, webhook }: { self: OwnerReference; image: ImageStatus; webhook: WebhookTarget | undefined },
     signal: AbortSignal,
   ): Promise<ObjectRef[]> {
     const parent = rev.metadata.labels?.[LABEL_PARENT_PACKAGE];
@@ -254,7 +345,7 @@ export class ConfigurationRevisionController implements Lifecycle {
     try {
       return await this.establisher.establish(
         {
-          objects: this.kind.objects?.(pkg) ?? pkg.objects,
+          objects: this.kind.objects?.(pkg, webhook) ?? pkg.objects,
           kinds: this.kind.establishes,
           revision: self,
           owningPackage,
@@ -275,14 +366,16 @@ export class ConfigurationRevisionController implements Lifecycle {
     rev: ConfigurationRevision,
     image: ImageStatus | undefined,
     signal: AbortSignal,
+    runtime?: Condition,
   ): Promise<void> {
     if (rev.status?.conditions?.find((c) => c.type === 'RevisionHealthy')?.status !== 'True') {
       this.event(rev, 'Normal', REASON.sync, 'Successfully reconciled package revision');
     }
+    const conditions = [revisionHealth(), ...(image?.conditions ?? []), ...(runtime === undefined ? [] : [runtime])];
     await writeStatus(
       this.options,
       statusOf(this.kind, rev),
-      { conditions: [revisionHealth(), ...(image?.conditions ?? [])], ...(image ? { fields: image.fields } : {}) },
+      { conditions, ...(image ? { fields: image.fields } : {}) },
       signal,
     );
   }
@@ -296,7 +389,12 @@ export class ConfigurationRevisionController implements Lifecycle {
   ): Promise<void> {
     const previous = rev.status?.conditions?.find((c) => c.type === 'RevisionHealthy');
     if (previous?.message !== message) this.event(rev, 'Warning', reason, message);
-    const updates = { conditions: [revisionHealth(message), ...(conditions ?? [])], ...(fields ? { fields } : {}) };
+    const all = [revisionHealth(message), ...(conditions ?? [])];
+    // As upstream's runtime controller, which runs nothing for a revision that is not healthy.
+    if (this.options.runtime !== undefined && rev.spec.desiredState === 'Active') {
+      all.push(health('RuntimeHealthy', false, RUNTIME.waiting));
+    }
+    const updates = { conditions: all, ...(fields ? { fields } : {}) };
     await writeStatus(this.options, statusOf(this.kind, rev), updates, signal).catch((err: unknown) => {
       this.logger.debug(
         { revision: rev.metadata.name, err: errorMessage(err) },
@@ -361,6 +459,8 @@ function statusOf(
 interface ImageStatus {
   fields: Record<string, unknown>;
   conditions: Condition[];
+  /** What a runtime runs: the reference pulled, the ImageConfigs' pull secret and runtime config. */
+  runtime?: RuntimeImage;
 }
 
 /**
@@ -375,5 +475,6 @@ function imageStatus(rev: ConfigurationRevision, resolution: ImageResolution): I
       ...appliedRefsField(rev.status?.appliedImageConfigRefs, resolution),
     },
     conditions: verified ? [verified] : [],
+    runtime: runtimeImageOf(resolution),
   };
 }

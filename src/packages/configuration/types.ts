@@ -1,7 +1,7 @@
 // The Configuration package API objects, as far as compositor reads and writes them (unknown fields are kept as sent).
 import type { ObjectMeta, OwnerReference } from '../../apis/index.js';
 import type { ImageConfigRef } from '../imageconfig/index.js';
-import type { Condition, LocalObjectReference } from '../types.js';
+import type { Condition, LocalObjectReference, RuntimeConfigRef } from '../types.js';
 
 export type DesiredState = 'Active' | 'Inactive';
 
@@ -41,11 +41,18 @@ export interface ObjectRef {
   uid?: string;
 }
 
+/** What a revision of a kind with a runtime (a ProviderRevision) has besides: its runtime config and TLS Secrets. */
+interface RuntimeSettings {
+  runtimeConfigRef?: RuntimeConfigRef;
+  tlsServerSecretName?: string;
+  tlsClientSecretName?: string;
+}
+
 export interface ConfigurationRevision {
   apiVersion: string;
   kind: string;
   metadata: ObjectMeta;
-  spec: PackageSettings & { desiredState: DesiredState; image: string; revision: number };
+  spec: PackageSettings & { desiredState: DesiredState; image: string; revision: number } & RuntimeSettings;
   status?: {
     conditions?: Condition[];
     objectRefs?: ObjectRef[];
@@ -56,6 +63,8 @@ export interface ConfigurationRevision {
     foundDependencies?: number;
     installedDependencies?: number;
     invalidDependencies?: number;
+    tlsServerSecretName?: string;
+    tlsClientSecretName?: string;
   };
 }
 

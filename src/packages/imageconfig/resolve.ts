@@ -92,3 +92,12 @@ function rewrite(configs: readonly ImageConfig[], ref: string, applied: ImageCon
 export function resolveSource(configs: readonly ImageConfig[], source: string): string {
   return rewrite(configs, source, []);
 }
+
+/** What a package runtime takes of the ImageConfigs: the image to run, their pull secret, their runtime config. */
+export function runtimeImageOf(image: ImageResolution): { ref: string; pullSecret?: string; runtimeConfig?: string } {
+  return {
+    ref: image.resolvedRef,
+    ...(image.pullSecret !== undefined ? { pullSecret: image.pullSecret } : {}),
+    ...(image.runtimeConfig !== undefined ? { runtimeConfig: image.runtimeConfig.name } : {}),
+  };
+}

@@ -30,9 +30,9 @@ export function hasCapability(capabilities: readonly string[] | undefined, key: 
 export const CONVERSION_WITHOUT_CA = 'cannot deploy a CRD with webhook conversion strategy without having a TLS bundle';
 
 /**
- * Refuses a package with a CRD converted by webhook: the conversion webhook is served by the provider's runtime, whose
- * Service and CA bundle the establisher would write into it, and compositor runs no provider runtime yet. Upstream
- * refuses the same way when the runtime's TLS bundle is missing, and nothing of the package is installed.
+ * Refuses a package with a CRD converted by webhook when there is no runtime TLS bundle to point it at (no runtime
+ * runs): the conversion webhook is served by the provider's runtime. Upstream refuses the same way without the
+ * bundle, and nothing of the package is installed.
  */
 export function checkConversion(objects: readonly PackageObject[]): void {
   const webhook = objects.some((o) => {

@@ -1,7 +1,8 @@
 // The Provider half of the package manager as one engine part (--enable-providers): the Provider and ProviderRevision
-// controllers on the Configuration controllers generalised by kind, the MRD and MRAP controllers, the default
-// activation policy, created before the MRAP controller starts so its first pass sees it, and (--manage-provider-rbac)
-// the RBAC manager's roles and binding of each ProviderRevision.
+// controllers on the Configuration controllers generalised by kind, the revision's runtime (runtime.ts) when given
+// compositor's TLS Secrets, the MRD and MRAP controllers, the default activation policy, created before the MRAP
+// controller starts so its first pass sees it, and (--manage-provider-rbac) the RBAC manager's roles and binding of
+// each ProviderRevision.
 import type { Clock } from '../../base/index.js';
 import type { ControllerContext, ControllerSettings } from '../../controller/index.js';
 import { startInOrder, stopInReverse, type Lifecycle } from '../../lifecycle/index.js';
@@ -9,11 +10,13 @@ import { ConfigurationController, ConfigurationRevisionController, defaultCacheD
 import { LockManager } from '../lock/index.js';
 import { Puller, type Fetch } from '../oci/index.js';
 import { ProviderRbacController } from '../rbac/index.js';
+import type { TlsSecrets } from '../secrets.js';
 import { PackageClient } from '../xpkg/index.js';
 import { DefaultActivationPolicy } from './defaultPolicy.js';
 import { PROVIDER_KIND } from './kind.js';
 import { MrapController } from './mrapController.js';
 import { MrdController } from './mrdController.js';
+import { ProviderRuntime } from './runtime.js';
 
 export interface ProviderPackagesOptions extends ControllerContext {
   settings: ControllerSettings;
@@ -29,6 +32,13 @@ export interface ProviderPackagesOptions extends ControllerContext {
   manageRbac?: boolean;
   crossplaneVersion?: string;
   clock?: Clock;
+  /**
+   * compositor's CA and TLS Secrets (shared with the Function runtime): with them each active ProviderRevision runs
+   * its Deployment, Service, ServiceAccount and certificates in `namespace`. Without them no runtime runs.
+   */
+  secrets?: TlsSecrets;
+  /** Between looks at a provider runtime that is not healthy yet. Default 5s. */
+  runtimePollMs?: number;
 }
 
 export class ProviderPackages implements Lifecycle {
@@ -52,6 +62,7 @@ export class ProviderPackages implements Lifecycle {
         packages,
         kind,
         dependencies: new LockManager(options.client),
+        ...(options.secrets ? { runtime: new ProviderRuntime({ ...options, secrets: options.secrets }) } : {}),
       }),
       new ConfigurationController({ ...options, packages, kind }),
     ];
