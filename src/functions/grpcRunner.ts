@@ -43,10 +43,15 @@ export interface GrpcRunnerDeps {
 /**
  * Keep-alive pings every 5 minutes: Go gRPC servers (every Crossplane SDK function) answer pings more frequent
  * than their 5-minute enforcement minimum with GOAWAY "too_many_pings", which would drop the pooled channel.
+ * Reconnects back off to 5 s at most, not gRPC's 120 s: a channel that failed while a function's runtime was down
+ * would otherwise fail every call fast for up to two minutes after it came up (calls do not wait for ready), and the
+ * XRs' own backoff already bounds how often a dead endpoint is tried.
  */
 const CHANNEL_OPTIONS = {
   'grpc.keepalive_time_ms': 300_000,
   'grpc.keepalive_timeout_ms': 20_000,
+  'grpc.initial_reconnect_backoff_ms': 1_000,
+  'grpc.max_reconnect_backoff_ms': 5_000,
   'grpc.max_receive_message_length': MAX_RESPONSE_BYTES,
 };
 

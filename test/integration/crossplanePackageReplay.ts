@@ -210,17 +210,18 @@ export const LOCK_REF = { apiVersion: 'pkg.crossplane.io/v1beta1', kind: 'Lock',
  * (internal/controller/pkg/revision/dependency.go) creates `lock` when missing and adds each revision with an Update
  * (apiVersion and kind of its package, no type; source without tag; the tag as version; its dependencies, none here),
  * and the resolver (internal/controller/pkg/resolver/reconciler.go) adds its finalizer with an Update and sets
- * Resolved True with a Status().Update. A Lock other test files left is kept, its packages too.
+ * Resolved True with a Status().Update. A Lock other test files left is kept, its packages too; a package whose source
+ * it lists already is not added again (Crossplane lists one revision per source).
  */
 export async function crossplaneLock(client: KubeClient, packages: readonly CrossplaneLockPackage[]): Promise<Stored> {
   type Lock = Stored & { packages?: Record<string, unknown>[] };
   let lock = await get<Lock>(client, LOCK_REF);
   lock ??= await create<Lock>(client, { ...LOCK_REF, metadata: { name: 'lock' } }, CROSSPLANE);
-  const listed = new Set((lock.packages ?? []).map((p) => p.name));
+  const listed = new Set((lock.packages ?? []).map((p) => p.source));
   const added = packages
-    .filter((p) => !listed.has(p.name))
-    .map((p) => {
-      const at = p.image.lastIndexOf(':');
+    .map((p) => ({ ...p, at: p.image.lastIndexOf(':') }))
+    .filter((p) => !listed.has(p.image.slice(0, p.at)))
+    .map(({ at, ...p }) => {
       return {
         apiVersion: PKG,
         kind: p.kind,

@@ -68,6 +68,11 @@ type Owned = Stored & {
 
 const CONFIGURATION = { apiVersion: 'pkg.crossplane.io/v1', kind: 'Configuration', metadata: { name: NAME } };
 const REVISION = { apiVersion: 'pkg.crossplane.io/v1', kind: 'ConfigurationRevision' };
+interface LockEntry {
+  name: string;
+  source: string;
+}
+
 const CONFIG_MAP = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'app-crossplane', namespace: NAMESPACE } };
 
 /** package.yaml: the Configuration's metadata, the XRD and the Composition of the engine tests (JSON is YAML). */
@@ -91,6 +96,8 @@ describe('migration of a Configuration Crossplane installed, and back', function
   const uids = new Map<string, string | undefined>();
   const objects = [xrd(api), composition(api)];
   let revisionName = '';
+  /** The Lock as Crossplane's replay left it. */
+  let replayedLock: Stored & { packages?: LockEntry[] };
 
   async function uidOf(object: KubeObject): Promise<string | undefined> {
     return (await must<Stored>(client, object)).metadata.uid;
@@ -120,7 +127,7 @@ describe('migration of a Configuration Crossplane installed, and back', function
     expect(revisionName).to.equal(friendlyId(NAME, pkg.digest));
     // The Lock: the Configuration's revision, and the revisions of the Functions its Composition calls (Crossplane
     // ran them from their packages; their revisions are not replayed, compositor serves them in-process).
-    await crossplaneLock(client, [
+    replayedLock = await crossplaneLock(client, [
       { name: revisionName, kind: 'Configuration', image: ref },
       ...functions().map((fn) => ({
         name: friendlyId(fn.metadata.name, ZERO_DIGEST),
@@ -173,7 +180,7 @@ describe('migration of a Configuration Crossplane installed, and back', function
   });
 
   it('adopts what Crossplane installed: nothing recreated or written, no new revision, the same controllers', async () => {
-    const packaged = [CONFIGURATION, { ...REVISION, metadata: { name: revisionName } }, LOCK_REF, ...objects];
+    const packaged = [CONFIGURATION, { ...REVISION, metadata: { name: revisionName } }, ...objects];
     const versions = new Map<string, string | undefined>();
     for (const object of packaged)
       versions.set(object.kind, (await must<Stored>(client, object)).metadata.resourceVersion);
@@ -230,12 +237,22 @@ describe('migration of a Configuration Crossplane installed, and back', function
     }
     const revision = await must<Owned>(client, { ...REVISION, metadata: { name: revisionName } });
     expect(revision.metadata.finalizers, "Crossplane's finalizer").to.deep.equal([REVISION_FINALIZER]);
-    const lock = await must<Owned & { packages?: { name: string }[] }>(client, LOCK_REF);
+    // The Lock: the same object, every entry Crossplane made as it was, no package listed twice. Other test files'
+    // Functions may add entries of their own, so the object itself may have been written.
+    const lock = await must<Owned & { packages?: LockEntry[] }>(client, LOCK_REF);
+    expect(lock.metadata.uid, 'the same Lock').to.equal(uids.get('Lock'));
     expect(lock.metadata.finalizers, "the Lock keeps Crossplane's finalizer").to.include(LOCK_FINALIZER);
-    expect(
-      lock.packages?.map((p) => p.name),
-      'the Lock lists the revision',
-    ).to.include(revisionName);
+    const replayedNames = new Set([
+      revisionName,
+      ...functions().map((fn) => friendlyId(fn.metadata.name, ZERO_DIGEST)),
+    ]);
+    const replayed = (replayedLock.packages ?? []).filter((p) => replayedNames.has(p.name));
+    expect(replayed.map((p) => p.name)).to.include(revisionName);
+    for (const entry of replayed) {
+      expect(lock.packages, `${entry.name} as Crossplane listed it`).to.deep.include(entry);
+      const listed = (lock.packages ?? []).filter((p) => p.source === entry.source);
+      expect(listed, `${entry.source} listed once`).to.have.length(1);
+    }
     const cm = await must<Stored>(client, CONFIG_MAP);
     expect(cm.metadata.uid, 'the composed ConfigMap').to.equal(uids.get('ConfigMap'));
   });
