@@ -356,6 +356,22 @@ export const START_FLAGS: readonly FlagDefinition[] = [
       "Alpha, compositor's own (Crossplane always runs Providers): run the Provider and ProviderRevision controllers with --package-runtime=Deployment, which install a Provider package's CRDs as ManagedResourceDefinitions, and the ManagedResourceDefinition and ManagedResourceActivationPolicy controllers, which create the CRDs of active ones (docs/packages.md#providers). Off by default while Providers are incomplete.",
   },
   {
+    name: 'enable-dependency-version-upgrades',
+    key: 'enableDependencyVersionUpgrades',
+    kind: 'boolean',
+    default: 'false',
+    description:
+      "Alpha, as Crossplane: the Lock's resolver moves an installed dependency whose version breaks a constraint of a package depending on it to the lowest tag at or above it satisfying every constraint, or to the digest they all pin, by updating its spec.package (docs/packages.md#dependency-version-upgrades).",
+  },
+  {
+    name: 'enable-dependency-version-downgrades',
+    key: 'enableDependencyVersionDowngrades',
+    kind: 'boolean',
+    default: 'false',
+    description:
+      'Alpha, as Crossplane: --enable-dependency-version-upgrades, and when no tag at or above the installed version satisfies every constraint, the highest one below it is taken.',
+  },
+  {
     name: 'default-activations',
     key: 'defaultActivations',
     kind: 'text',

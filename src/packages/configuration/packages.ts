@@ -28,6 +28,10 @@ export interface ConfigurationPackagesOptions extends ControllerContext {
   crossplaneVersion?: string;
   /** Whether the resolver installs Provider dependencies (--enable-providers). */
   providers?: boolean;
+  /** Whether the resolver moves installed dependencies (--enable-dependency-version-upgrades). */
+  upgrades?: boolean;
+  /** Whether it may move them to lower versions (--enable-dependency-version-downgrades). */
+  downgrades?: boolean;
   clock?: Clock;
 }
 
@@ -48,6 +52,8 @@ export class ConfigurationPackages implements Lifecycle {
       new LockResolver({
         ...options,
         providers: options.providers ?? false,
+        upgrades: options.upgrades ?? false,
+        downgrades: options.downgrades ?? false,
         tags: async (source, parents, signal) => {
           const credentials = await parentCredentials(options, parents, signal);
           return puller.tags(source, { credentials, signal });

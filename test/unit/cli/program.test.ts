@@ -95,6 +95,8 @@ describe('cli/program', () => {
       enableComposedResourceOrdering: false,
       enableOperations: false,
       enableProviders: false,
+      enableDependencyVersionUpgrades: false,
+      enableDependencyVersionDowngrades: false,
       defaultActivations: '',
       gracefulShutdownTimeoutMs: 30_000,
       idleHeapCompaction: true,
@@ -228,6 +230,14 @@ describe('cli/program', () => {
     '--enable-usages=false': { args: ['--enable-usages=false'], want: { enableUsages: false } },
     '--enable-operations': { args: ['--enable-operations'], want: { enableOperations: true } },
     '--enable-providers': { args: ['--enable-providers'], want: { enableProviders: true } },
+    '--enable-dependency-version-upgrades': {
+      args: ['--enable-dependency-version-upgrades'],
+      want: { enableDependencyVersionUpgrades: true },
+    },
+    '--enable-dependency-version-downgrades': {
+      args: ['--enable-dependency-version-downgrades=true'],
+      want: { enableDependencyVersionDowngrades: true },
+    },
     '--default-activations': {
       args: ['--default-activations=*.nop.crossplane.io,*'],
       want: { defaultActivations: '*.nop.crossplane.io,*' },
