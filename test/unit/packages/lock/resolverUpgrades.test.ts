@@ -3,7 +3,7 @@ import pino from 'pino';
 import { reconcileLimits } from '../../../../src/base/index.js';
 import { RecordingEventSink, type KubeObject } from '../../../../src/kube/index.js';
 import { createMetrics } from '../../../../src/metrics/index.js';
-import { LockResolver, type Lock, type LockPackage } from '../../../../src/packages/lock/index.js';
+import { LockManager, LockResolver, type Lock, type LockPackage } from '../../../../src/packages/lock/index.js';
 import { ReconcileLimiter } from '../../../../src/queue/index.js';
 import { CORE_KINDS, FakeApiServer, FakeInformers } from '../../fakes/index.js';
 
@@ -148,5 +148,26 @@ describe('lock: the resolver upgrading an installed dependency', () => {
       /^Error occurred during dependency resolution cannot update dependency package: /,
     );
     expect(server.get<Stored>(PKG, 'Function', FN_NAME)?.spec.package).to.equal(`${FN}:v0.8.2`);
+  });
+});
+
+describe('lock: a Function a built-in serves, moved by an upgrade', () => {
+  const entries = (server: FakeApiServer): LockPackage[] =>
+    (server.get(LOCK_API, 'Lock', 'lock') as Lock | undefined)?.packages ?? [];
+
+  it('has its own Lock entry follow its package to the new version', async () => {
+    const server = new FakeApiServer([...CORE_KINDS, ...KINDS]);
+    const manager = new LockManager(server.client);
+    await manager.recordUnlessListed({ name: FN_NAME, type: 'Function', image: `${FN}:v0.8.2` }, signal);
+    await manager.recordUnlessListed({ name: FN_NAME, type: 'Function', image: `${FN}:v0.9.0` }, signal);
+    expect(entries(server).map((p) => `${p.name} ${p.version}`)).to.deep.equal([`${FN_NAME} v0.9.0`]);
+  });
+
+  it("leaves an entry another revision recorded (Crossplane's) as it is", async () => {
+    const server = new FakeApiServer([...CORE_KINDS, ...KINDS]);
+    const manager = new LockManager(server.client);
+    await manager.record({ name: `${FN_NAME}-abc`, type: 'Function', image: `${FN}:v0.8.2` }, signal);
+    await manager.recordUnlessListed({ name: FN_NAME, type: 'Function', image: `${FN}:v0.9.0` }, signal);
+    expect(entries(server).map((p) => `${p.name} ${p.version}`)).to.deep.equal([`${FN_NAME}-abc v0.8.2`]);
   });
 });
