@@ -29,6 +29,8 @@ export const SAME_NAME_FLAGS: readonly string[] = [
   'enable-operations',
   'xfn-cache-max-ttl',
   'xpkg-cache-dir',
+  'enable-dependency-version-upgrades',
+  'enable-dependency-version-downgrades',
 ];
 
 /** A Crossplane flag with its commander spelling ("-d, --debug", "-l") and the kind of value it takes. */
@@ -108,8 +110,6 @@ export const IGNORED_FLAGS: readonly IgnoredFlagDefinition[] = [
     kind: 'text',
     reason: 'compositor reads its function client certificate from --function-tls-dir, not from a Secret',
   },
-  { flags: '--enable-dependency-version-upgrades', kind: 'boolean', reason: NO_PACKAGES },
-  { flags: '--enable-dependency-version-downgrades', kind: 'boolean', reason: NO_PACKAGES },
   { flags: '--enable-signature-verification', kind: 'boolean', reason: NO_PACKAGES },
   { flags: '--enable-deployment-runtime-configs', kind: 'boolean', reason: NO_PACKAGES },
   { flags: '--enable-custom-to-managed-resource-conversion', kind: 'boolean', reason: NO_PACKAGES },

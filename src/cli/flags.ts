@@ -364,6 +364,22 @@ export const START_FLAGS: readonly FlagDefinition[] = [
       "With --enable-providers: give each ProviderRevision the ClusterRoles crossplane:provider:<revision>:aggregate-to-edit, :aggregate-to-view and :system for the kinds it installs, and bind :system to its runtime's ServiceAccount, as Crossplane's RBAC manager does. Needs the escalate and bind verbs on ClusterRoles (the chart grants them with rbac.manageProviderRoles).",
   },
   {
+    name: 'enable-dependency-version-upgrades',
+    key: 'enableDependencyVersionUpgrades',
+    kind: 'boolean',
+    default: 'false',
+    description:
+      "Alpha, as Crossplane: the Lock's resolver moves an installed dependency whose version breaks a constraint of a package depending on it to the lowest tag at or above it satisfying every constraint, or to the digest they all pin, by updating its spec.package (docs/packages.md#dependency-version-upgrades).",
+  },
+  {
+    name: 'enable-dependency-version-downgrades',
+    key: 'enableDependencyVersionDowngrades',
+    kind: 'boolean',
+    default: 'false',
+    description:
+      'Alpha, as Crossplane: --enable-dependency-version-upgrades, and when no tag at or above the installed version satisfies every constraint, the highest one below it is taken.',
+  },
+  {
     name: 'default-activations',
     key: 'defaultActivations',
     kind: 'text',

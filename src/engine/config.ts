@@ -51,6 +51,10 @@ export interface EngineConfig {
   enableProviders: boolean;
   /** --manage-provider-rbac: with --enable-providers, each ProviderRevision's ClusterRoles and binding. */
   manageProviderRbac: boolean;
+  /** --enable-dependency-version-upgrades (alpha): the Lock's resolver moves installed dependencies. */
+  enableDependencyVersionUpgrades: boolean;
+  /** --enable-dependency-version-downgrades (alpha): upgrades, and moves to lower versions too. */
+  enableDependencyVersionDowngrades: boolean;
   /** --default-activations: comma-separated patterns of the "default" ManagedResourceActivationPolicy. */
   defaultActivations: string;
   /** How long a composite controller restarted for a changed XRD may finish its in-flight reconciles. */

@@ -197,6 +197,9 @@ function configurationPackages({ context, settings, config }: Shared): Configura
     settings,
     namespace: config.leaderElectionNamespace,
     providers: config.enableProviders,
+    // As Crossplane: either flag turns upgrades on; downgrades only with their own.
+    upgrades: config.enableDependencyVersionUpgrades || config.enableDependencyVersionDowngrades,
+    downgrades: config.enableDependencyVersionDowngrades,
     ...(config.xpkgCacheDir !== undefined ? { cacheDir: config.xpkgCacheDir } : {}),
   });
 }

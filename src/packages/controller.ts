@@ -265,10 +265,14 @@ export class FunctionPackageController implements Lifecycle {
     try {
       // The entry it had while a built-in served it (recordBuiltin).
       await lock.removeSelf(functionName, signal, 'Function');
-      for (const r of [current, ...others].filter((r) => r.spec.desiredState !== 'Active')) {
-        await lock.removeSelf(r.metadata.name, signal);
+      // One revision per package, as upstream lists its one active revision: the current one once it is active, though
+      // an older one still serves until the current one is healthy (upstream would have retired it at once).
+      const active = current.spec.desiredState === 'Active';
+      for (const r of [current, ...others]) {
+        const listed = active ? r === current : r.spec.desiredState === 'Active';
+        if (!listed) await lock.removeSelf(r.metadata.name, signal, 'Function');
       }
-      if (current.spec.desiredState === 'Active') {
+      if (active) {
         await lock.record({ name: current.metadata.name, type: 'Function', image: current.spec.image }, signal);
       }
     } catch (err) {

@@ -136,6 +136,8 @@ passed (compositor uses the pod's ServiceAccount).
   (list "builtin-function-registries" (ternary (join "," $v.functions.builtinRegistries) nil (kindIs "slice" $v.functions.builtinRegistries)))
   (list "package-runtime" $v.functions.packageRuntime)
   (list "xpkg-cache-dir" $v.packages.cacheDir)
+  (list "enable-dependency-version-upgrades" $v.packages.dependencyVersionUpgrades)
+  (list "enable-dependency-version-downgrades" $v.packages.dependencyVersionDowngrades)
   (list "enable-function-response-cache" $v.functions.responseCache.enabled)
   (list "xfn-cache-max-ttl" $v.functions.responseCache.maxTtl)
   (list "metrics-bind-address" (printf ":%s" (include "compositor.number" $v.metrics.port)))

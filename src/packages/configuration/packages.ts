@@ -29,6 +29,10 @@ export interface ConfigurationPackagesOptions extends ControllerContext {
   crossplaneVersion?: string;
   /** Whether the resolver installs Provider dependencies (--enable-providers). */
   providers?: boolean;
+  /** Whether the resolver moves installed dependencies (--enable-dependency-version-upgrades). */
+  upgrades?: boolean;
+  /** Whether it may move them to lower versions (--enable-dependency-version-downgrades). */
+  downgrades?: boolean;
   clock?: Clock;
 }
 
@@ -49,6 +53,8 @@ export class ConfigurationPackages implements Lifecycle {
       new LockResolver({
         ...options,
         providers: options.providers ?? false,
+        upgrades: options.upgrades ?? false,
+        downgrades: options.downgrades ?? false,
         tags: async (source, parents, signal) => {
           // Listed from the API server: a listing is rare (a missing dependency), and the resolver holds no cache.
           const imageConfigs = new ImageConfigStore({ client: options.client });

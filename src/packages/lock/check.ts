@@ -1,8 +1,9 @@
 // The revision side of the Lock, as Crossplane v2.3's PackageDependencyManager.Resolve decides it: a revision not in
 // the Lock adds itself and counts its direct dependencies present; one already there has its whole dependency tree
 // traced, every dependency of it missing from the Lock counted out, then each direct dependency's version checked
-// against its constraint. The messages are upstream's; the revision controller prefixes them with
-// "cannot resolve package dependencies: ".
+// against its constraint. A revision there at another version (its package moved to a tag of the same image, so no new
+// revision was made) has its version brought up to date first, as upstream's, so dependants see the version it now
+// is. The messages are upstream's; the revision controller prefixes them with "cannot resolve package dependencies: ".
 import { parseConstraint, parseVersion } from '../xpkg/index.js';
 import type { LockPackage } from './types.js';
 
@@ -15,7 +16,10 @@ export interface DependencyCounts {
 }
 
 export interface LockCheck extends DependencyCounts {
-  /** The Lock's packages with the revision added, when it was not there: to be written before anything else. */
+  /**
+   * The Lock's packages with the revision added when it was not there, or with its version updated: to be written
+   * before anything else.
+   */
   packages?: LockPackage[];
 }
 
@@ -34,6 +38,11 @@ export function checkLock(packages: readonly LockPackage[], self: LockPackage): 
     const added = [...packages, self];
     if (missing.length > 0) return { found, installed, invalid: 0, problem: missingMessage(missing), packages: added };
     return { ...checkTree(new Map([...bySource, [self.source, self]]), self), packages: added };
+  }
+  const listed = packages.find((p) => p.name === self.name);
+  if (listed !== undefined && listed.version !== self.version) {
+    const updated = packages.map((p) => (p === listed ? { ...p, version: self.version } : p));
+    return { ...checkTree(new Map(updated.map((p) => [p.source, p])), self), packages: updated };
   }
   return checkTree(bySource, self);
 }

@@ -47,12 +47,15 @@ export class LockManager implements DependencyManager {
 
   /**
    * Records a package no revision of compositor's runs (a Function a built-in serves) under `revision.name`, unless the
-   * Lock lists its source already: a revision Crossplane's package manager recorded stands for it as it is.
+   * Lock lists its source already under another name: a revision Crossplane's package manager recorded stands for it
+   * as it is. Listed under its own name, its version follows the package's (a dependency upgrade moves it).
    */
   async recordUnlessListed(revision: RevisionInLock, signal: AbortSignal): Promise<void> {
     const lock = await getIfExists<Lock>(this.client, `${LOCKS}/${LOCK_NAME}`, signal);
     const source = packageSource(parseReference(revision.image));
-    if ((lock?.packages ?? []).some((p) => p.source === source && typeOf(p) === revision.type)) return;
+    const byOther = (p: LockPackage): boolean =>
+      p.source === source && typeOf(p) === revision.type && p.name !== revision.name;
+    if ((lock?.packages ?? []).some(byOther)) return;
     await this.record(revision, signal);
   }
 

@@ -1,23 +1,32 @@
 // The resolver's decision on the Lock's packages, as Crossplane v2.3's resolver (internal/controller/pkg/resolver)
 // makes it: two packages of one source or a cycle stop everything; otherwise the first dependency no package in the
 // Lock provides (an implied node) is the one to install next. Providers are skipped while compositor does not install
-// them (--enable-providers off): the next installable dependency is chosen, and the skipped one reported.
+// them (--enable-providers off): the next installable dependency is chosen, and the skipped one reported. With
+// upgrades (--enable-dependency-version-upgrades), as upstream's upgrading graph: outdated dependencies are pruned
+// first, and an installed dependency whose version breaks a constraint on it is implied too, to be upgraded.
 import { typeOf } from './dependencies.js';
 import type { Dependency, LockPackage } from './types.js';
+import { keepsConstraint, pruneOutdated } from './upgrade.js';
 
 export type ResolveStep =
   | { kind: 'resolved' }
   | { kind: 'failed'; message: string }
-  /** Install `dependency`, whose packages in the Lock put `constraints` on it; `skipped` are Providers left alone. */
+  /**
+   * Install `dependency`, whose packages in the Lock put `constraints` on it; `skipped` are Providers left alone. With
+   * upgrades, an installed package of the dependency's source is moved to a version satisfying them instead.
+   */
   | { kind: 'install'; dependency: Dependency; constraints: string[]; skipped: string[] }
   | { kind: 'skipped'; skipped: string[] };
 
 export interface ResolveOptions {
   /** Whether Provider dependencies may be installed (--enable-providers). */
   providers: boolean;
+  /** Whether installed dependencies move to versions satisfying their constraints (--enable-dependency-version-upgrades). */
+  upgrades?: boolean;
 }
 
-export function nextStep(packages: readonly LockPackage[], options: ResolveOptions): ResolveStep {
+export function nextStep(all: readonly LockPackage[], options: ResolveOptions): ResolveStep {
+  const packages = options.upgrades === true ? pruneOutdated(all) : all;
   const bySource = new Map<string, LockPackage>();
   for (const pkg of packages) {
     if (bySource.has(pkg.source))
@@ -26,12 +35,7 @@ export function nextStep(packages: readonly LockPackage[], options: ResolveOptio
   }
   const cycle = findCycle(bySource);
   if (cycle !== undefined) return { kind: 'failed', message: `cannot sort DAG: detected cycle on: ${cycle}` };
-  const implied: Dependency[] = [];
-  for (const pkg of packages) {
-    for (const dep of pkg.dependencies) {
-      if (!bySource.has(dep.package) && !implied.some((d) => d.package === dep.package)) implied.push(dep);
-    }
-  }
+  const implied = impliedOf(packages, bySource, options.upgrades === true);
   const skipped: string[] = [];
   for (const dep of implied) {
     if (typeOf(dep) === 'Provider' && !options.providers) {
@@ -44,6 +48,28 @@ export function nextStep(packages: readonly LockPackage[], options: ResolveOptio
     return { kind: 'install', dependency: dep, constraints, skipped };
   }
   return skipped.length > 0 ? { kind: 'skipped', skipped } : { kind: 'resolved' };
+}
+
+/**
+ * The dependencies to act on, in the Lock's order, each once: those no package provides and, with upgrades, those
+ * whose installed version breaks the constraint of the package naming it.
+ */
+function impliedOf(
+  packages: readonly LockPackage[],
+  bySource: ReadonlyMap<string, LockPackage>,
+  upgrades: boolean,
+): Dependency[] {
+  const implied: Dependency[] = [];
+  for (const pkg of packages) {
+    for (const dep of pkg.dependencies) {
+      if (implied.some((d) => d.package === dep.package)) continue;
+      const installed = bySource.get(dep.package);
+      if (installed === undefined || (upgrades && !keepsConstraint(installed.version, dep.constraints))) {
+        implied.push(dep);
+      }
+    }
+  }
+  return implied;
 }
 
 /** A source on a dependency cycle among the Lock's packages, found by depth-first search. */

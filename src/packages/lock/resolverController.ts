@@ -2,8 +2,9 @@
 // dependency no package in it provides is installed by creating its package object (a Function, a Configuration, or a
 // Provider with --enable-providers) at the highest registry tag satisfying every constraint on it, or at the digest a
 // constraint names. The Lock is never written here but for its Resolved condition: the new package's revision adds
-// itself, which brings the resolver back for the next missing dependency. Upgrading an installed dependency
-// (--enable-dependency-version-upgrades) is not done.
+// itself, which brings the resolver back for the next missing dependency. With --enable-dependency-version-upgrades,
+// a dependency already installed as a package object, whether missing from the Lock or at a version breaking a
+// constraint on it, has its spec.package moved to a version satisfying every constraint instead (upgrade.ts).
 import type { Logger } from 'pino';
 import { errorMessage, type Clock } from '../../base/index.js';
 import { ControllerShell, watchKind, type ControllerContext, type ControllerSettings } from '../../controller/index.js';
@@ -15,8 +16,10 @@ import { IMAGE_CONFIG, type ImageConfig } from '../imageconfig/index.js';
 import { parseReference } from '../oci/index.js';
 import type { Condition } from '../types.js';
 import { typeOf } from './dependencies.js';
+import { findInstalled, movePackage, PACKAGE_KINDS, type InstalledPackage, type PackageKind } from './installed.js';
 import { nextStep, packageNameOf, type ResolveStep } from './resolve.js';
-import { LOCK, LOCK_NAME, LOCKS, type Dependency, type Lock, type LockPackage, type PackageType } from './types.js';
+import { LOCK, LOCK_NAME, LOCKS, type Dependency, type Lock, type LockPackage } from './types.js';
+import { chooseUpgrade, noValidVersion, pinnedDigest } from './upgrade.js';
 import { chooseTag, wantedOf } from './version.js';
 
 export interface LockResolverOptions extends ControllerContext {
@@ -28,15 +31,12 @@ export interface LockResolverOptions extends ControllerContext {
   tags: (source: string, parents: readonly LockPackage[], signal: AbortSignal) => Promise<string[]>;
   /** Whether Provider dependencies are installed (--enable-providers). */
   providers: boolean;
+  /** Whether installed dependencies move to versions satisfying their constraints (--enable-dependency-version-upgrades). */
+  upgrades?: boolean;
+  /** Whether such a move may go to a lower version (--enable-dependency-version-downgrades); only with upgrades. */
+  downgrades?: boolean;
   clock?: Clock;
 }
-
-/** Where each package type's objects are created. */
-const PACKAGE_KINDS: Record<PackageType, { apiVersion: string; kind: string; path: string }> = {
-  Configuration: { apiVersion: 'pkg.crossplane.io/v1', kind: 'Configuration', path: 'configurations' },
-  Provider: { apiVersion: 'pkg.crossplane.io/v1', kind: 'Provider', path: 'providers' },
-  Function: { apiVersion: 'pkg.crossplane.io/v1', kind: 'Function', path: 'functions' },
-};
 
 /** Upstream's Lock finalizer. */
 export const LOCK_FINALIZER = 'lock.pkg.crossplane.io';
@@ -99,7 +99,10 @@ export class LockResolver implements Lifecycle {
       return {};
     }
     if (lock.metadata.deletionTimestamp !== undefined) return {};
-    const step = nextStep(lock.packages ?? [], { providers: this.options.providers });
+    const step = nextStep(lock.packages ?? [], {
+      providers: this.options.providers,
+      upgrades: this.options.upgrades === true,
+    });
     const { problem, retry } = await this.act(lock, step, signal);
     await writeStatus(
       this.options,
@@ -167,9 +170,18 @@ export class LockResolver implements Lifecycle {
       return 'cannot construct dependency package: encountered an invalid dependency: package dependencies must specify either a valid type, or an explicit apiVersion, kind, and package';
     }
     const parents = (lock.packages ?? []).filter((p) => p.dependencies.some((d) => d.package === dep.package));
+    const kind = PACKAGE_KINDS[type];
+    if (this.options.upgrades === true) {
+      let installed: InstalledPackage | undefined;
+      try {
+        installed = await findInstalled(this.options.client, kind, dep.package, signal);
+      } catch (err) {
+        return errorMessage(err);
+      }
+      if (installed !== undefined) return this.upgrade(lock, { dep, kind, constraints, parents }, installed, signal);
+    }
     const version = await this.versionOf(dep, constraints, parents, signal);
     if (version.problem !== undefined) return version.problem;
-    const kind = PACKAGE_KINDS[type];
     const separator = version.value.startsWith('sha256:') ? '@' : ':';
     let repository: string;
     try {
@@ -184,7 +196,7 @@ export class LockResolver implements Lifecycle {
       spec: { package: `${dep.package}${separator}${version.value}` },
     };
     try {
-      await this.options.client.request('POST', `/apis/pkg.crossplane.io/v1/${kind.path}`, { body: object, signal });
+      await this.options.client.request('POST', kind.path, { body: object, signal });
       this.event(
         lock,
         'Normal',
@@ -216,9 +228,58 @@ export class LockResolver implements Lifecycle {
     const tag = chooseTag(tags, wanted.ranges);
     if (tag !== undefined) return { value: tag };
     const shown = constraints.length === 1 ? (constraints[0] ?? '') : `[${constraints.join(' ')}]`;
-    return {
-      problem: `dependency (${dep.package}) does not have a valid version to upgrade that satisfies all constraints. If there is a valid version that requires downgrade, manual intervention is required. Constraints: ${shown}`,
-    };
+    return { problem: noValidVersion(dep.package, shown) };
+  }
+
+  /**
+   * Moves an installed dependency's spec.package to the version its constraints ask for (upstream's update path);
+   * nothing when it names that already, as when its new revision is not in the Lock yet. The problem when it cannot.
+   */
+  private async upgrade(
+    lock: Lock,
+    wanted: { dep: Dependency; kind: PackageKind; constraints: readonly string[]; parents: readonly LockPackage[] },
+    installed: InstalledPackage,
+    signal: AbortSignal,
+  ): Promise<string | undefined> {
+    const target = await this.upgradeTarget(wanted, installed.version, signal);
+    if ('problem' in target) return `cannot find dependency version to upgrade: ${target.problem}`;
+    const separator = target.version.startsWith('sha256:') ? '@' : ':';
+    const pkg = `${wanted.dep.package}${separator}${target.version}`;
+    if (installed.package === pkg) return undefined;
+    try {
+      await movePackage(this.options.client, { kind: wanted.kind, installed, package: pkg }, signal);
+    } catch (err) {
+      return `cannot update dependency package: ${errorMessage(err)}`;
+    }
+    this.event(
+      lock,
+      'Normal',
+      `Updated dependency ${wanted.kind.kind} "${installed.name}" from ${installed.package} to ${pkg}`,
+    );
+    return undefined;
+  }
+
+  /** The digest every constraint pins, else the tag chooseUpgrade picks from the registry's. */
+  private async upgradeTarget(
+    wanted: { dep: Dependency; constraints: readonly string[]; parents: readonly LockPackage[] },
+    installed: string,
+    signal: AbortSignal,
+  ): Promise<{ version: string } | { problem: string }> {
+    const pinned = pinnedDigest(wanted.constraints);
+    if ('problem' in pinned) return pinned;
+    if (pinned.digest !== undefined) return { version: pinned.digest };
+    let tags: string[];
+    try {
+      tags = await this.options.tags(wanted.dep.package, wanted.parents, signal);
+    } catch (err) {
+      return { problem: `cannot fetch dependency package tags: ${errorMessage(err)}` };
+    }
+    return chooseUpgrade(tags, {
+      source: wanted.dep.package,
+      installed,
+      constraints: wanted.constraints,
+      downgrades: this.options.downgrades === true,
+    });
   }
 
   private event(lock: Lock, type: 'Normal' | 'Warning', message: string): void {

@@ -96,6 +96,8 @@ describe('cli/program', () => {
       enableOperations: false,
       enableProviders: false,
       manageProviderRbac: true,
+      enableDependencyVersionUpgrades: false,
+      enableDependencyVersionDowngrades: false,
       defaultActivations: '',
       gracefulShutdownTimeoutMs: 30_000,
       idleHeapCompaction: true,
@@ -230,6 +232,14 @@ describe('cli/program', () => {
     '--enable-operations': { args: ['--enable-operations'], want: { enableOperations: true } },
     '--enable-providers': { args: ['--enable-providers'], want: { enableProviders: true } },
     '--manage-provider-rbac=false': { args: ['--manage-provider-rbac=false'], want: { manageProviderRbac: false } },
+    '--enable-dependency-version-upgrades': {
+      args: ['--enable-dependency-version-upgrades'],
+      want: { enableDependencyVersionUpgrades: true },
+    },
+    '--enable-dependency-version-downgrades': {
+      args: ['--enable-dependency-version-downgrades=true'],
+      want: { enableDependencyVersionDowngrades: true },
+    },
     '--default-activations': {
       args: ['--default-activations=*.nop.crossplane.io,*'],
       want: { defaultActivations: '*.nop.crossplane.io,*' },

@@ -28,7 +28,10 @@ const fn = (version: string): LockPackage => ({
 const helm: LockPackage = { name: 'helm-333', type: 'Provider', source: HELM, version: 'v0.20.0', dependencies: [] };
 
 describe('lock/check: a revision in the Lock', () => {
-  const cases: Record<string, { reason: string; lock: LockPackage[]; want: ReturnType<typeof checkLock> }> = {
+  const cases: Record<
+    string,
+    { reason: string; lock: LockPackage[]; self?: LockPackage; want: ReturnType<typeof checkLock> }
+  > = {
     'first pass, nothing installed': {
       reason: 'a revision not in the Lock adds itself and counts its direct dependencies found in the graph',
       lock: [],
@@ -71,6 +74,12 @@ describe('lock/check: a revision in the Lock', () => {
         problem: `incompatible dependencies: existing package ${FN}@v0.7.0 is incompatible with constraint >=v0.8.0`,
       },
     },
+    'revision at another version': {
+      reason: "a revision whose package moved to a tag of the same image has its version updated, as upstream's",
+      lock: [app, fn('v0.8.2'), helm],
+      self: fn('v0.9.0'),
+      want: { found: 0, installed: 0, invalid: 0, packages: [app, fn('v0.9.0'), helm] },
+    },
     'transitive dependency missing': {
       reason: 'a dependency of a dependency counts in found, and missing when no package provides it',
       lock: [
@@ -81,9 +90,9 @@ describe('lock/check: a revision in the Lock', () => {
       want: { found: 3, installed: 2, invalid: 0, problem: 'missing dependencies: [xpkg.example.org/org/deep]' },
     },
   };
-  for (const [name, { reason, lock, want }] of Object.entries(cases)) {
+  for (const [name, { reason, lock, self, want }] of Object.entries(cases)) {
     it(name, () => {
-      expect(checkLock(lock, app), reason).to.deep.equal(want);
+      expect(checkLock(lock, self ?? app), reason).to.deep.equal(want);
     });
   }
 
