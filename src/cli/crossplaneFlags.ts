@@ -90,16 +90,27 @@ export const MAPPED_FLAGS: readonly MappedFlag[] = [
   },
 ];
 
-const NO_PACKAGES = 'compositor installs Function and Configuration packages only (--package-runtime), no Providers';
 const NO_WEBHOOKS = 'compositor serves no webhooks';
 
 export const IGNORED_FLAGS: readonly IgnoredFlagDefinition[] = [
   { flags: '--profile', kind: 'text', reason: 'compositor serves no pprof endpoint' },
-  { flags: '-n, --namespace', kind: 'text', reason: NO_PACKAGES },
-  { flags: '--service-account', kind: 'text', reason: NO_PACKAGES },
+  {
+    flags: '-n, --namespace',
+    kind: 'text',
+    reason: 'compositor runs package runtimes in --leader-election-namespace (the chart sets its release namespace)',
+  },
+  {
+    flags: '--service-account',
+    kind: 'text',
+    reason: "compositor adds no ServiceAccount's image pull secrets of its own to package runtimes",
+  },
   { flags: '--ca-bundle-path', kind: 'text', reason: 'compositor pulls packages trusting the system CAs only' },
   { flags: '--user-agent', kind: 'text', reason: 'compositor pulls packages as "compositor"' },
-  { flags: '--max-concurrent-package-establishers', kind: 'nonNegativeInteger', reason: NO_PACKAGES },
+  {
+    flags: '--max-concurrent-package-establishers',
+    kind: 'nonNegativeInteger',
+    reason: "compositor establishes a package's objects one after another",
+  },
   { flags: '--enable-webhooks', kind: 'boolean', reason: NO_WEBHOOKS },
   { flags: '--webhook-enabled', kind: 'boolean', reason: NO_WEBHOOKS },
   { flags: '--webhook-port', kind: 'port', reason: NO_WEBHOOKS },
@@ -110,15 +121,28 @@ export const IGNORED_FLAGS: readonly IgnoredFlagDefinition[] = [
     kind: 'text',
     reason: 'compositor reads its function client certificate from --function-tls-dir, not from a Secret',
   },
-  { flags: '--enable-signature-verification', kind: 'boolean', reason: NO_PACKAGES },
-  { flags: '--enable-deployment-runtime-configs', kind: 'boolean', reason: NO_PACKAGES },
-  { flags: '--enable-custom-to-managed-resource-conversion', kind: 'boolean', reason: NO_PACKAGES },
+  {
+    flags: '--enable-signature-verification',
+    kind: 'boolean',
+    reason: 'compositor verifies no package signature; an ImageConfig asking for it is recorded as skipped',
+  },
+  {
+    flags: '--enable-deployment-runtime-configs',
+    kind: 'boolean',
+    reason: "compositor always applies DeploymentRuntimeConfigs, as Crossplane with this flag's default",
+  },
+  {
+    flags: '--enable-custom-to-managed-resource-conversion',
+    kind: 'boolean',
+    reason:
+      "compositor always installs a Provider's CRDs as ManagedResourceDefinitions, as Crossplane with this flag's default",
+  },
   { flags: '--enable-pipeline-inspector', kind: 'boolean', reason: 'compositor has no pipeline inspector' },
   { flags: '--pipeline-inspector-socket', kind: 'text', reason: 'compositor has no pipeline inspector' },
   {
     flags: '--enable-provider-deletion-protection',
     kind: 'boolean',
-    reason: 'compositor protects no provider from deletion: it runs no providers, only Usages name what they protect',
+    reason: 'compositor protects no Provider from deletion: only Usages name what they protect',
   },
   {
     flags: '--enable-ssa-claims',
@@ -159,7 +183,7 @@ export const IGNORED_FLAGS: readonly IgnoredFlagDefinition[] = [
   {
     flags: '--registry',
     kind: 'text',
-    reason: `Crossplane v2 removed the default registry, and ${NO_PACKAGES}`,
+    reason: 'Crossplane v2 removed the default registry: a package names its registry',
   },
 ];
 

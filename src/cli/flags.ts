@@ -353,7 +353,7 @@ export const START_FLAGS: readonly FlagDefinition[] = [
     kind: 'boolean',
     default: 'false',
     description:
-      "Alpha, compositor's own (Crossplane always runs Providers): run the Provider and ProviderRevision controllers with --package-runtime=Deployment, which install a Provider package's CRDs as ManagedResourceDefinitions, and the ManagedResourceDefinition and ManagedResourceActivationPolicy controllers, which create the CRDs of active ones (docs/packages.md#providers). Off by default while Providers are incomplete.",
+      "Alpha, compositor's own (Crossplane always runs Providers): install Providers with --package-runtime=Deployment: the Provider and ProviderRevision controllers (a package's CRDs as ManagedResourceDefinitions, the active revision's runtime: Deployment, Service, ServiceAccount, TLS Secrets and webhooks), the ManagedResourceDefinition and ManagedResourceActivationPolicy controllers, which create the CRDs of active ones, and with --manage-provider-rbac each revision's ClusterRoles (docs/packages.md#providers). Off by default while Providers are new.",
   },
   {
     name: 'manage-provider-rbac',
