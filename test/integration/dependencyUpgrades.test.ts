@@ -7,6 +7,7 @@ import { pullSecret } from '../unit/fakes/registry.js';
 import { buildPackage } from '../unit/fakes/xpkg.js';
 import { apply, condition, get, remove, startEngine, type Condition, type RunningEngine } from './engine.js';
 import { controlPlane, eventually } from './harness.js';
+import { withoutLock } from './lockHygiene.js';
 import { TestRegistry } from './registry.js';
 
 // Dependency version upgrades end to end (--enable-dependency-version-upgrades, alpha as Crossplane's): a
@@ -93,6 +94,7 @@ describe('dependency version upgrades through the Lock (integration)', function 
     fnSource = `${registry.host}/${REPO}/function-upgraded`;
     await registry.push(await buildPackage(functionPackage('v0.8.2')), `${REPO}/function-upgraded`, 'v0.8.2');
     cacheDir = await mkdtemp(join(tmpdir(), 'xpkg-cache-'));
+    await withoutLock(client);
     running = await startEngine({
       packageRuntime: 'Deployment',
       leaderElectionNamespace: NS,
@@ -110,7 +112,7 @@ describe('dependency version upgrades through the Lock (integration)', function 
     await remove(client, fnRef).catch(() => undefined);
     await running?.stop();
     // Stopped first, so no revision records itself again: later tests start from no Lock.
-    await remove(client, lockRef).catch(() => undefined);
+    await withoutLock(client);
     await registry.stop();
     if (cacheDir !== undefined) await rm(cacheDir, { recursive: true, force: true });
   });

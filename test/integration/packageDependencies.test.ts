@@ -21,6 +21,7 @@ import {
 } from './engine.js';
 import { xrRef as xrRefIn } from './crossplaneReplay.js';
 import { controlPlane, eventually } from './harness.js';
+import { withoutLock } from './lockHygiene.js';
 import { packageStream, TestRegistry } from './registry.js';
 
 // Package dependencies end to end: upstream's configuration-app, whose metadata depends on provider-helm and
@@ -51,17 +52,6 @@ interface LockPackage {
 type Lock = Stored & { packages?: LockPackage[] };
 
 const lockRef = { apiVersion: 'pkg.crossplane.io/v1beta1', kind: 'Lock', metadata: { name: 'lock' } };
-
-/**
- * No Lock, while no engine runs: what other test files left listed (their revisions deleted while no engine ran, so
- * nothing took them out) must not stand in for this test's packages. Its finalizer, if a replay of Crossplane's left
- * one, goes by hand.
- */
-async function withoutLock(client: KubeClient): Promise<void> {
-  await mergePatch(client, lockRef, { metadata: { finalizers: null } }).catch(() => undefined);
-  await remove(client, lockRef).catch(() => undefined);
-  await eventually('the Lock gone', async () => ((await get(client, lockRef)) === undefined ? true : undefined));
-}
 
 describe('package dependencies through the Lock (integration)', function () {
   this.timeout(90_000);
