@@ -1,6 +1,13 @@
 import type { Logger } from 'pino';
 import { errorMessage } from '../base/index.js';
-import { claimOf, describe, type StatusDraft, type Xr, type XrType } from '../controller/index.js';
+import {
+  claimOf,
+  describe,
+  type ConnectionSecretReader,
+  type StatusDraft,
+  type Xr,
+  type XrType,
+} from '../controller/index.js';
 import { goQuote, type PipelineCondition, type PipelineEvent } from '../functions/index.js';
 import {
   getIfExists,
@@ -85,6 +92,8 @@ export interface ApiResultPublisherOptions {
   xrType: XrType;
   connectionSecretKeys: () => readonly string[] | undefined;
   now: () => Date;
+  /** The cached copies of connection Secrets, which spare the read when nothing is to be written. */
+  secrets?: Pick<ConnectionSecretReader, 'cached'>;
 }
 
 /** The ResultPublisher of a running controller: events through the EventSink, Secrets through the API server. */
@@ -133,7 +142,8 @@ export class ApiResultPublisher implements ResultPublisher {
     const ref = xrSecretRef(xr);
     if (!ref) return;
     const data = publishedData(details, this.options.connectionSecretKeys());
-    const wrote = await publishConnectionSecret(this.options.client, { ...ref, owner: xr, data }, signal);
+    const cached = this.options.secrets?.cached(ref.namespace, ref.name);
+    const wrote = await publishConnectionSecret(this.options.client, { ...ref, owner: xr, data }, signal, cached);
     if (!wrote) return;
     status.set('connectionDetails', { lastPublishedTime: this.options.now().toISOString() });
     this.options.events.event(xr, {
