@@ -89,6 +89,8 @@ export class CompositeController implements Lifecycle {
   private readonly required: RequiredKinds;
   /** Connection Secrets of composed resources and legacy XRs, from the engine's shared informer of them. */
   private readonly secrets: ConnectionSecrets;
+  /** The claim kind's informer (the claim controller's, shared), read for claim-targeted events. */
+  private readonly claims: RequiredKinds;
   private reconciler: CompositeReconciler | undefined;
   private untrackStuck: (() => void) | undefined;
   /** Settled XRs of the first list and their delays, until start() has warmed the caches. */
@@ -100,6 +102,7 @@ export class CompositeController implements Lifecycle {
     this.clock = options.clock ?? systemClock;
     this.required = new RequiredKinds({ informers: options.informers, clock: this.clock });
     this.secrets = new ConnectionSecrets(options);
+    this.claims = new RequiredKinds({ informers: options.informers, clock: this.clock });
     const { name, metrics, logger, settings } = options;
     this.breaker = new TokenBucketBreaker({
       ...settings.breaker,
@@ -186,6 +189,7 @@ export class CompositeController implements Lifecycle {
     await this.pipeline.stop();
     await this.required.stop();
     await this.secrets.stop();
+    await this.claims.stop();
   }
 
   /**
@@ -210,6 +214,7 @@ export class CompositeController implements Lifecycle {
       runner: options.runner,
       required: this.required,
       secrets: this.secrets,
+      claims: this.claims,
       events: options.events,
       clock: this.clock,
       breaker: this.breaker,

@@ -84,6 +84,8 @@ export interface CompositeReconcilerOptions {
   required?: RequiredCache;
   /** The connection Secret cache; without it connection Secrets are read from the API server. */
   secrets?: ConnectionSecretReader;
+  /** The caches claims are read from for claim-targeted events; without them, from the API server. */
+  claims?: RequiredCache;
   events: EventSink;
   breaker: Breaker;
   ownWrites: OwnWrites;
@@ -401,6 +403,7 @@ function defaultSteps(options: CompositeReconcilerOptions, now: () => Date, rand
         connectionSecretKeys: () => options.xrd().connectionSecretKeys,
         now,
         secrets: options.secrets,
+        claims: options.claims,
       }),
   };
 }
