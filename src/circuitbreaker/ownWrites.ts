@@ -132,6 +132,18 @@ export class OwnWrites {
     return true;
   }
 
+  /**
+   * Whether a cached copy of an object shows the last write of ours to it: its resourceVersion is the one that write
+   * returned, or no write of ours to it is remembered (none in this process, or one forgotten long ago). A copy that
+   * predates a write of ours is not, whether or not its echo has come since.
+   */
+  showsLastWrite(object: WatchedObject): boolean {
+    const uid = object.metadata?.uid;
+    if (uid === undefined) return true;
+    const last = this.versions.peek(uid)?.at(-1);
+    return last === undefined || last.version === object.metadata?.resourceVersion;
+  }
+
   /** Drops what is known about a deleted object. */
   forget(object: WatchedObject): void {
     const uid = object.metadata?.uid;
