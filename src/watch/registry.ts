@@ -71,7 +71,7 @@ export class InformerRegistry implements Lifecycle {
 
   constructor(private readonly options: InformerRegistryOptions) {}
 
-  /** The kinds watched right now, as "apiVersion/kind". */
+  /** The kinds watched right now, as "apiVersion/kind" (followed by "?fieldSelector=..." for a narrowed informer). */
   watched(): string[] {
     return [...this.entries.keys()];
   }
