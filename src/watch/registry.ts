@@ -56,7 +56,6 @@ export interface InformerScope {
 
 interface Entry {
   kind: ApiKind;
-  scope: InformerScope;
   refs: number;
   started: Promise<{ informer: Informer; resource: ResourceInfo }>;
 }
@@ -88,7 +87,7 @@ export class InformerRegistry implements Lifecycle {
     const key = scopedKey({ apiVersion, kind }, scope);
     let entry = this.entries.get(key);
     if (!entry) {
-      entry = { kind: { apiVersion, kind }, scope, refs: 0, started: this.startInformer(apiVersion, kind, scope) };
+      entry = { kind: { apiVersion, kind }, refs: 0, started: this.startInformer(apiVersion, kind, scope) };
       this.entries.set(key, entry);
     }
     entry.refs++;
