@@ -132,6 +132,19 @@ export class OwnWrites {
     return true;
   }
 
+  /**
+   * Whether a cached copy of an object is at or past the last write of ours to it: its resourceVersion is the one
+   * that write returned, or that write's echo has come (the watch feeding the cache delivered it, so the cache holds
+   * it or what came after), or no write of ours to it is remembered (none in this process, or one forgotten long
+   * ago). A copy of another version while the echo has not come may predate that write.
+   */
+  showsLastWrite(object: WatchedObject): boolean {
+    const uid = object.metadata?.uid;
+    if (uid === undefined) return true;
+    const last = this.versions.peek(uid)?.at(-1);
+    return last === undefined || last.echoed || last.version === object.metadata?.resourceVersion;
+  }
+
   /** Drops what is known about a deleted object. */
   forget(object: WatchedObject): void {
     const uid = object.metadata?.uid;

@@ -1,5 +1,6 @@
 import {
   claimOf,
+  ConnectionSecrets,
   ControllerShell,
   watchKind,
   type ControllerContext,
@@ -26,8 +27,11 @@ export interface ClaimControllerOptions extends ControllerContext {
 export class ClaimController implements Lifecycle {
   private readonly shell: ControllerShell;
   private reconciler: ClaimReconciler | undefined;
+  /** The XRs' and claims' connection Secrets, from the engine's shared informer of them. */
+  private readonly secrets: ConnectionSecrets;
 
   constructor(private readonly options: ClaimControllerOptions) {
+    this.secrets = new ConnectionSecrets(options);
     const { claimType, xrType } = options;
     this.shell = new ControllerShell({
       ...options,
@@ -52,6 +56,7 @@ export class ClaimController implements Lifecycle {
           claims: this.shell.lease<Claim>(claimType).informer.store,
           xrs: this.shell.lease<Xr>(xrType).informer.store,
           logger: options.logger.child({ controller: options.name }),
+          secrets: this.secrets,
         });
       },
     });
@@ -66,7 +71,8 @@ export class ClaimController implements Lifecycle {
     return this.shell.start(signal);
   }
 
-  stop(deadline: AbortSignal): Promise<void> {
-    return this.shell.stop(deadline);
+  async stop(deadline: AbortSignal): Promise<void> {
+    await this.shell.stop(deadline);
+    await this.secrets.stop();
   }
 }

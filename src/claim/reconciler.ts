@@ -21,6 +21,7 @@ import {
   reportFailure,
   StatusDraft,
   withAppliedDigest,
+  type ConnectionSecretReader,
   type FailureReport,
   type Xr,
   type XrType,
@@ -67,6 +68,8 @@ export interface ClaimReconcilerOptions {
   logger: Logger;
   /** Transition and publishing times; the system clock unless given. */
   clock?: Pick<Clock, 'now'>;
+  /** The connection Secret cache; without it both Secrets are read from the API server on every reconcile. */
+  secrets?: ConnectionSecretReader;
 }
 
 /** A claim cannot be reconciled as it is written; reported on the claim, never retried faster than backoff. */
@@ -228,10 +231,14 @@ export class ClaimReconciler {
     const to = claim.spec?.writeConnectionSecretToRef?.name;
     const from = xr.spec?.writeConnectionSecretToRef as { name?: string; namespace?: string } | undefined;
     if (!to || !from?.name || !from.namespace) return false;
-    const data = await readSecretData(this.options.client, from.namespace, from.name, signal);
+    const { client, secrets } = this.options;
+    const data = secrets
+      ? await secrets.data(from.namespace, from.name, signal)
+      : await readSecretData(client, from.namespace, from.name, signal);
     if (!data) return false;
     const secret = { namespace: claim.metadata.namespace, name: to, owner: claim, data };
-    return publishConnectionSecret(this.options.client, secret, signal);
+    const cached = secrets?.cached(secret.namespace, to);
+    return publishConnectionSecret(client, secret, signal, cached);
   }
 
   /** Deletes the bound XR with the claim's compositeDeletePolicy; Foreground waits until it is gone. */

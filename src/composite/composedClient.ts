@@ -220,9 +220,12 @@ export class ComposedClient implements ComposedResources {
   }
 
   /**
-   * A composed resource from its kind's cache, or from the API server when not synced or in `live`. A namespaced XR
-   * reads only in its own namespace, whatever a ref says (refs are the XR's editor's to write), and never a
-   * cluster-scoped kind, which it cannot compose: such a ref reads as absent. A cluster XR's refs carry their namespace.
+   * A composed resource from its kind's cache, or from the API server when not synced. For a kind in `live` (its
+   * first list came after this XR read or applied it) the cached copy serves only when it shows this controller's last
+   * write to the object (OwnWrites); a missing or older copy may predate that write, and is read from the API server.
+   * A namespaced XR reads only in its own namespace, whatever a ref says (refs are the XR's editor's to write), and
+   * never a cluster-scoped kind, which it cannot compose: such a ref reads as absent. A cluster XR's refs carry their
+   * namespace.
    */
   private async get(
     xr: Xr,
@@ -233,11 +236,23 @@ export class ComposedClient implements ComposedResources {
     const info = await discovery.resolve(ref.apiVersion, ref.kind);
     if (xrType.namespaced && !info.namespaced) return undefined;
     const namespace = xrType.namespaced ? xr.metadata.namespace : ref.namespace;
-    const store = live.has(kindKey(ref)) ? undefined : composed.store(ref.apiVersion, ref.kind);
-    if (store) return store.get(info.namespaced && namespace ? `${namespace}/${ref.name}` : ref.name);
+    const store = composed.store(ref.apiVersion, ref.kind);
+    if (store) {
+      const cached = store.get(info.namespaced && namespace ? `${namespace}/${ref.name}` : ref.name);
+      if (!live.has(kindKey(ref)) || this.showsLastWrite(ref, cached)) return cached;
+    }
     composed.readBeforeSync(ref.apiVersion, ref.kind, objectKey(xr));
     const path = await discovery.path(ref.apiVersion, ref.kind, ref.name, namespace);
     return getIfExists<ComposedObject>(client, path, signal);
+  }
+
+  /**
+   * Whether a cached composed resource shows what this controller last wrote to it. Writes to an XR of this
+   * controller's own kind are not tracked (applyOne), so such a copy never does.
+   */
+  private showsLastWrite(ref: ResourceRef, cached: ComposedObject | undefined): cached is ComposedObject {
+    if (cached === undefined || this.isOwnKind(ref)) return false;
+    return this.options.ownWrites.showsLastWrite(cached);
   }
 
   private async deleteOne(xr: Xr, name: string, object: ComposedObject, signal: AbortSignal): Promise<void> {
@@ -311,7 +326,7 @@ export class ComposedClient implements ComposedResources {
   }
 
   /** A composed resource of the kind this controller reconciles: an XR nested in another of its kind. */
-  private isOwnKind(object: ComposedObject): boolean {
+  private isOwnKind(object: { apiVersion: string; kind: string }): boolean {
     const { xrType } = this.options;
     return object.apiVersion === xrType.apiVersion && object.kind === xrType.kind;
   }

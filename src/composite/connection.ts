@@ -1,5 +1,4 @@
-import type { Xr } from '../controller/index.js';
-import { readSecretData, type KubeClient } from '../kube/index.js';
+import type { ConnectionSecretReader, Xr } from '../controller/index.js';
 import type { ComposedObject } from './composed.js';
 import type { RevisionObject } from './selection.js';
 
@@ -49,7 +48,7 @@ export function publishedData(
  * publishes none or the Secret does not exist yet.
  */
 export async function composedConnectionDetails(
-  client: KubeClient,
+  secrets: Pick<ConnectionSecretReader, 'data'>,
   object: ComposedObject,
   signal?: AbortSignal,
 ): Promise<Record<string, Uint8Array> | undefined> {
@@ -57,7 +56,7 @@ export async function composedConnectionDetails(
     ?.writeConnectionSecretToRef;
   const namespace = object.metadata.namespace ?? ref?.namespace;
   if (!ref?.name || !namespace) return undefined;
-  const data = await readSecretData(client, namespace, ref.name, signal);
+  const data = await secrets.data(namespace, ref.name, signal);
   if (!data) return undefined;
   return Object.fromEntries(Object.entries(data).map(([key, value]) => [key, Buffer.from(value, 'base64')]));
 }

@@ -3,6 +3,7 @@ import { distinctKinds, kindKey, type ApiKind } from '../apis/index.js';
 import { errorMessage, systemClock, waitAtMost, type Clock } from '../base/index.js';
 import { OwnWrites, TokenBucketBreaker, type BreakerSettings, type Transition } from '../circuitbreaker/index.js';
 import {
+  ConnectionSecrets,
   ControllerShell,
   describe,
   effectivePollInterval,
@@ -86,6 +87,10 @@ export class CompositeController implements Lifecycle {
   private readonly xrsByKind = new Map<string, { kind: ApiKind; xrs: number }>();
   /** The informer caches of the kinds XRs require, on the same registry as the event pipeline's watches. */
   private readonly required: RequiredKinds;
+  /** Connection Secrets of composed resources and legacy XRs, from the engine's shared informer of them. */
+  private readonly secrets: ConnectionSecrets;
+  /** The claim kind's informer (the claim controller's, shared), read for claim-targeted events. */
+  private readonly claims: RequiredKinds;
   private reconciler: CompositeReconciler | undefined;
   private untrackStuck: (() => void) | undefined;
   /** Settled XRs of the first list and their delays, until start() has warmed the caches. */
@@ -96,6 +101,8 @@ export class CompositeController implements Lifecycle {
   constructor(private readonly options: CompositeControllerOptions) {
     this.clock = options.clock ?? systemClock;
     this.required = new RequiredKinds({ informers: options.informers, clock: this.clock });
+    this.secrets = new ConnectionSecrets(options);
+    this.claims = new RequiredKinds({ informers: options.informers, clock: this.clock });
     const { name, metrics, logger, settings } = options;
     this.breaker = new TokenBucketBreaker({
       ...settings.breaker,
@@ -181,6 +188,8 @@ export class CompositeController implements Lifecycle {
     await this.shell.stop(deadline);
     await this.pipeline.stop();
     await this.required.stop();
+    await this.secrets.stop();
+    await this.claims.stop();
   }
 
   /**
@@ -204,6 +213,8 @@ export class CompositeController implements Lifecycle {
       discovery: options.discovery,
       runner: options.runner,
       required: this.required,
+      secrets: this.secrets,
+      claims: this.claims,
       events: options.events,
       clock: this.clock,
       breaker: this.breaker,

@@ -1,5 +1,5 @@
 import { assertNesting } from '../base/index.js';
-import type { Xr } from '../controller/index.js';
+import type { ConnectionSecretReader, Xr } from '../controller/index.js';
 import {
   RememberedRequirements,
   RequirementsRunner,
@@ -11,7 +11,7 @@ import {
   type Resources,
   type State,
 } from '../functions/index.js';
-import { getIfExists, type Discovery, type KubeClient } from '../kube/index.js';
+import { getIfExists, readSecretData, type Discovery, type KubeClient } from '../kube/index.js';
 import type { ComposedObject } from './composed.js';
 import { composedConnectionDetails } from './connection.js';
 import type { RequiredCache } from './requiredKinds.js';
@@ -50,6 +50,8 @@ export interface FunctionPipelineOptions {
   rememberedRequirements?: number;
   /** The informer caches required resources are served from; without it every lookup reads the API server. */
   required?: RequiredCache;
+  /** Where composed resources' connection Secrets are read; without it, from the API server. */
+  secrets?: Pick<ConnectionSecretReader, 'data'>;
 }
 
 /**
@@ -92,12 +94,13 @@ export class FunctionPipeline implements CompositionPipeline {
     { signal, required, sent }: RunContext,
   ): Promise<PipelineOutput> {
     const { client, discovery } = this.options;
+    const secrets = this.options.secrets ?? liveSecrets(client);
     // The API server accepts objects far deeper than the engine walks recursively (encoding, digests, comparison).
     for (const [name, object] of observed) assertNesting(object, `composed resource "${name}"`);
     assertNesting(revision.spec?.pipeline, `the pipeline of CompositionRevision "${revision.metadata.name}"`);
     const resources = await Promise.all(
       [...observed].map(async ([name, object]): Promise<[string, Resource]> => {
-        const connectionDetails = await composedConnectionDetails(client, object, signal);
+        const connectionDetails = await composedConnectionDetails(secrets, object, signal);
         return [
           name,
           { resource: object as unknown as JsonObject, ...(connectionDetails ? { connectionDetails } : {}) },
@@ -134,4 +137,9 @@ export class FunctionPipeline implements CompositionPipeline {
     const secret = await getIfExists<{ data?: Record<string, string> }>(this.options.client, path, signal);
     return secret ? (secret.data ?? {}) : undefined;
   }
+}
+
+/** Connection Secrets read from the API server every time, for a pipeline given no cache. */
+function liveSecrets(client: KubeClient): Pick<ConnectionSecretReader, 'data'> {
+  return { data: (namespace, name, signal) => readSecretData(client, namespace, name, signal) };
 }

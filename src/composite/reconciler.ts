@@ -30,6 +30,7 @@ import {
   type EffectivePollInterval,
   type FailureReport,
   type PollIntervalFlags,
+  type ConnectionSecretReader,
   type Xr,
   type XrType,
 } from '../controller/index.js';
@@ -81,6 +82,10 @@ export interface CompositeReconcilerOptions {
   runner: FunctionRunner;
   /** The informer caches required resources are served from; without it they are read from the API server. */
   required?: RequiredCache;
+  /** The connection Secret cache; without it connection Secrets are read from the API server. */
+  secrets?: ConnectionSecretReader;
+  /** The caches claims are read from for claim-targeted events; without them, from the API server. */
+  claims?: RequiredCache;
   events: EventSink;
   breaker: Breaker;
   ownWrites: OwnWrites;
@@ -373,6 +378,7 @@ function defaultSteps(options: CompositeReconcilerOptions, now: () => Date, rand
         runner: options.runner,
         ordering: options.ordering === true,
         required: options.required,
+        secrets: options.secrets,
       }),
     resources:
       steps.resources ??
@@ -396,6 +402,8 @@ function defaultSteps(options: CompositeReconcilerOptions, now: () => Date, rand
         xrType,
         connectionSecretKeys: () => options.xrd().connectionSecretKeys,
         now,
+        secrets: options.secrets,
+        claims: options.claims,
       }),
   };
 }

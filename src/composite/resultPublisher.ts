@@ -1,6 +1,14 @@
 import type { Logger } from 'pino';
 import { errorMessage } from '../base/index.js';
-import { claimOf, describe, type StatusDraft, type Xr, type XrType } from '../controller/index.js';
+import {
+  claimOf,
+  describe,
+  type ClaimRef,
+  type ConnectionSecretReader,
+  type StatusDraft,
+  type Xr,
+  type XrType,
+} from '../controller/index.js';
 import { goQuote, type PipelineCondition, type PipelineEvent } from '../functions/index.js';
 import {
   getIfExists,
@@ -10,6 +18,7 @@ import {
   type KubeClient,
 } from '../kube/index.js';
 import { publishedData, xrSecretRef } from './connection.js';
+import type { RequiredCache } from './requiredKinds.js';
 
 /** Types only compositor may set; conditions of these types returned by functions are dropped. */
 export const SYSTEM_CONDITION_TYPES: ReadonlySet<string> = new Set(['Synced', 'Ready', 'Responsive']);
@@ -85,6 +94,13 @@ export interface ApiResultPublisherOptions {
   xrType: XrType;
   connectionSecretKeys: () => readonly string[] | undefined;
   now: () => Date;
+  /** The cached copies of connection Secrets, which spare the read when nothing is to be written. */
+  secrets?: Pick<ConnectionSecretReader, 'cached'>;
+  /**
+   * Informer caches a claim is read from, for claim-targeted events (the claim controller's informer of that kind,
+   * shared); without one, or before it has synced, the claim is read from the API server.
+   */
+  claims?: RequiredCache;
 }
 
 /** The ResultPublisher of a running controller: events through the EventSink, Secrets through the API server. */
@@ -112,10 +128,11 @@ export class ApiResultPublisher implements ResultPublisher {
     const ref = claimOf(xr);
     if (forClaim.length === 0 || !ref) return;
     // The claim itself, for its uid: that is how `kubectl describe` finds an object's events.
-    const { client, discovery, logger } = this.options;
-    const path = await discovery.path(ref.apiVersion, ref.kind, ref.name, ref.namespace);
-    const claim = await getIfExists<Xr>(client, path, signal).catch((err: unknown) => {
-      logger.warn({ xr: describe(xr), err: errorMessage(err) }, 'cannot read the claim to record its events');
+    const claim = await this.claimOf(ref, signal).catch((err: unknown) => {
+      this.options.logger.warn(
+        { xr: describe(xr), err: errorMessage(err) },
+        'cannot read the claim to record its events',
+      );
       return undefined;
     });
     if (!claim) return;
@@ -123,6 +140,17 @@ export class ApiResultPublisher implements ResultPublisher {
     for (const event of forClaim) {
       this.options.events.event(claim, { type: event.type, reason: event.reason, message: event.detail });
     }
+  }
+
+  /** The claim from its kind's cache once synced, else from the API server; undefined when it does not exist. */
+  private async claimOf(ref: ClaimRef, signal: AbortSignal): Promise<Xr | undefined> {
+    const kind = { apiVersion: ref.apiVersion, kind: ref.kind };
+    const cached = await this.options.claims
+      ?.read(kind, (store) => ({ claim: store.get(`${ref.namespace}/${ref.name}`) }))
+      .catch(() => undefined);
+    if (cached) return cached.claim;
+    const { client, discovery } = this.options;
+    return getIfExists<Xr>(client, await discovery.path(ref.apiVersion, ref.kind, ref.name, ref.namespace), signal);
   }
 
   async publishConnectionDetails(
@@ -133,7 +161,8 @@ export class ApiResultPublisher implements ResultPublisher {
     const ref = xrSecretRef(xr);
     if (!ref) return;
     const data = publishedData(details, this.options.connectionSecretKeys());
-    const wrote = await publishConnectionSecret(this.options.client, { ...ref, owner: xr, data }, signal);
+    const cached = this.options.secrets?.cached(ref.namespace, ref.name);
+    const wrote = await publishConnectionSecret(this.options.client, { ...ref, owner: xr, data }, signal, cached);
     if (!wrote) return;
     status.set('connectionDetails', { lastPublishedTime: this.options.now().toISOString() });
     this.options.events.event(xr, {

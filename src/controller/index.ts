@@ -34,6 +34,12 @@ export {
   type ConditionTime,
   type TimePrecision,
 } from './conditions.js';
+export {
+  CONNECTION_SECRET_SELECTOR,
+  ConnectionSecrets,
+  type ConnectionSecretReader,
+  type ConnectionSecretsOptions,
+} from './connectionSecrets.js';
 export { DELETION_ATTEMPT_ANNOTATION, IN_USE_LABEL, isInUse } from './inUse.js';
 export { markPaused, reportFailure, type FailureReport, type Report } from './failure.js';
 export {

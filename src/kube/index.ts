@@ -18,7 +18,9 @@ export {
   ForeignSecretError,
   publishConnectionSecret,
   readSecretData,
+  type CachedSecret,
   type ConnectionSecret,
+  type SecretObject,
 } from './connectionSecret.js';
 export { addFinalizerPatch, removeFinalizerPatch } from './finalizers.js';
 export { KubeconfigError, loadKubeConfig, type KubeconfigSource } from './kubeconfig.js';

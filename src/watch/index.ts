@@ -14,7 +14,7 @@ export {
 } from './listerWatcher.js';
 export { Informer, type InformerOptions } from './informer.js';
 export { withReplay } from './replay.js';
-export { InformerRegistry, type InformerLease, type InformerRegistryOptions } from './registry.js';
+export { InformerRegistry, type InformerLease, type InformerRegistryOptions, type InformerScope } from './registry.js';
 export {
   SHORT_WATCH_MS,
   SilenceWatchdog,

@@ -50,6 +50,8 @@ export interface KubeListerWatcherOptions {
    */
   silenceTimeoutMs?: number;
   pageSize?: number;
+  /** Lists and watches only the objects this field selector matches (for a Secret: `type=...`). */
+  fieldSelector?: string;
 }
 
 /** Lists with pagination through compositor's raw-JSON client and watches through client-node's Watch. */
@@ -79,7 +81,14 @@ export class KubeListerWatcher<T extends KubeObject = KubeObject> implements Lis
       const page = await this.client.request<{
         items?: T[];
         metadata: { resourceVersion: string; continue?: string };
-      }>('GET', this.path, { query: { limit: this.options.pageSize ?? 500, continue: continueToken }, signal });
+      }>('GET', this.path, {
+        query: {
+          limit: this.options.pageSize ?? 500,
+          continue: continueToken,
+          fieldSelector: this.options.fieldSelector,
+        },
+        signal,
+      });
       // Items of built-in kinds arrive without apiVersion and kind; watch events carry them, so add them here
       // and the cache holds one shape whatever delivered the object.
       for (const item of page.items ?? [])
@@ -94,7 +103,12 @@ export class KubeListerWatcher<T extends KubeObject = KubeObject> implements Lis
     const timeoutSeconds = options.timeoutSeconds ?? watchTimeoutSeconds(Math.random);
     const controller = await this.watcher.watch(
       this.path,
-      { resourceVersion, allowWatchBookmarks: true, timeoutSeconds },
+      {
+        resourceVersion,
+        allowWatchBookmarks: true,
+        timeoutSeconds,
+        ...(this.options.fieldSelector === undefined ? {} : { fieldSelector: this.options.fieldSelector }),
+      },
       (type, object) => {
         callbacks.onEvent(type as RawEventType, object);
       },

@@ -36,11 +36,22 @@ function watchType(apiVersion: string, kind: string): string {
   return slash < 0 ? kind : `${kind}.${apiVersion.slice(0, slash)}`;
 }
 
+/** "apiVersion/kind", followed by "?fieldSelector=..." for an informer narrowed by one. */
+function scopedKey(kind: ApiKind, scope: InformerScope): string {
+  return scope.fieldSelector === undefined ? kindKey(kind) : `${kindKey(kind)}?fieldSelector=${scope.fieldSelector}`;
+}
+
 /** One reference to a shared informer; release() is idempotent. */
 export interface InformerLease<T extends KubeObject = KubeObject> {
   readonly informer: Informer<T>;
   readonly resource: ResourceInfo;
   release(): Promise<void>;
+}
+
+/** Which objects of a kind an informer holds; every object unless a field selector narrows them. */
+export interface InformerScope {
+  /** Only the objects this field selector matches, as the API server filters them (a Secret's `type=...`). */
+  fieldSelector?: string;
 }
 
 interface Entry {
@@ -59,16 +70,24 @@ export class InformerRegistry implements Lifecycle {
 
   constructor(private readonly options: InformerRegistryOptions) {}
 
-  /** The kinds watched right now, as "apiVersion/kind". */
+  /** The kinds watched right now, as "apiVersion/kind" (followed by "?fieldSelector=..." for a narrowed informer). */
   watched(): string[] {
     return [...this.entries.keys()];
   }
 
-  async acquire<T extends KubeObject = KubeObject>(apiVersion: string, kind: string): Promise<InformerLease<T>> {
-    const key = kindKey({ apiVersion, kind });
+  /**
+   * A lease on the informer of a kind, or with a field selector on one of only the objects it matches: a narrowed
+   * informer is shared by those that ask for the same selector, never with the kind's full one.
+   */
+  async acquire<T extends KubeObject = KubeObject>(
+    apiVersion: string,
+    kind: string,
+    scope: InformerScope = {},
+  ): Promise<InformerLease<T>> {
+    const key = scopedKey({ apiVersion, kind }, scope);
     let entry = this.entries.get(key);
     if (!entry) {
-      entry = { kind: { apiVersion, kind }, refs: 0, started: this.startInformer(apiVersion, kind) };
+      entry = { kind: { apiVersion, kind }, refs: 0, started: this.startInformer(apiVersion, kind, scope) };
       this.entries.set(key, entry);
     }
     entry.refs++;
@@ -119,6 +138,7 @@ export class InformerRegistry implements Lifecycle {
   private async startInformer(
     apiVersion: string,
     kind: string,
+    scope: InformerScope,
   ): Promise<{ informer: Informer; resource: ResourceInfo }> {
     const { client, kubeConfig, discovery, logger } = this.options;
     this.listenForLostConnections();
@@ -128,10 +148,11 @@ export class InformerRegistry implements Lifecycle {
       kind,
       resource,
       silenceTimeoutMs: this.options.watchSilenceTimeoutMs,
+      fieldSelector: scope.fieldSelector,
     });
     const listerWatcher = this.options.wrapListerWatcher?.(base, { apiVersion, kind }) ?? base;
     const informer = new Informer({
-      name: `${apiVersion}/${kind}`,
+      name: scopedKey({ apiVersion, kind }, scope),
       listerWatcher,
       // The informer names itself in each line (informer: its name); binding that here too would repeat the key.
       logger,

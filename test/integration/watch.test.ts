@@ -126,6 +126,62 @@ describe('watch layer (integration)', function () {
   });
 });
 
+describe('narrowed informers (integration)', function () {
+  this.timeout(90_000);
+
+  it('holds only the objects its field selector matches, as listed and as watched, apart from the full informer', async () => {
+    const plane = controlPlane();
+    const client = plane.client();
+    await createNamespace(client, 'watch-selector');
+    const secret = (name: string, type: string): KubeObject => ({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name, namespace: 'watch-selector' },
+      type,
+      data: { key: 'dmFsdWU=' },
+    });
+    const post = (object: KubeObject): Promise<unknown> =>
+      client.request('POST', '/api/v1/namespaces/watch-selector/secrets', { body: object });
+    await post(secret('listed', 'connection.crossplane.io/v1alpha1'));
+    await post(secret('opaque', 'Opaque'));
+    const registry = registryFor(plane);
+    try {
+      const scope = { fieldSelector: 'type=connection.crossplane.io/v1alpha1' };
+      const narrowed = await registry.acquire('v1', 'Secret', scope);
+      const again = await registry.acquire('v1', 'Secret', scope);
+      const full = await registry.acquire('v1', 'Secret');
+      expect(again.informer, 'shared by the same selector').to.equal(narrowed.informer);
+      expect(full.informer, 'never with the full informer').to.not.equal(narrowed.informer);
+      await narrowed.informer.waitForSync();
+      await post(secret('watched', 'connection.crossplane.io/v1alpha1'));
+      await post(secret('opaque-later', 'Opaque'));
+      const names = (): string[] =>
+        narrowed.informer.store
+          .list()
+          .filter((o) => o.metadata.namespace === 'watch-selector')
+          .map((o) => o.metadata.name)
+          .sort();
+      await eventually('the watched connection Secret cached', () =>
+        names().includes('watched')
+          ? Promise.resolve(true)
+          : Promise.reject(new Error(`cached: ${names().join(', ')}`)),
+      );
+      await full.informer.waitForSync();
+      await eventually('the full informer to see both later Secrets', () =>
+        Promise.resolve(full.informer.store.get('watch-selector/opaque-later') ? true : undefined),
+      );
+      expect(names()).to.deep.equal(['listed', 'watched']);
+      expect(registry.watched().sort()).to.deep.equal([
+        'v1/Secret',
+        'v1/Secret?fieldSelector=type=connection.crossplane.io/v1alpha1',
+      ]);
+    } finally {
+      await registry.stop();
+      await client.request('DELETE', '/api/v1/namespaces/watch-selector');
+    }
+  });
+});
+
 // These tests count watches on the server and compact etcd, so they get a control plane of their own without
 // kube-controller-manager, whose garbage collector watches every kind. Its watch cache is off so that a watch
 // reads etcd, where compaction makes an old resourceVersion fail with 410 as it does on a busy cluster.

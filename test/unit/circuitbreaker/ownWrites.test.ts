@@ -41,6 +41,23 @@ describe('circuitbreaker/OwnWrites', () => {
     expect(own.isEcho(at('c', '1'))).to.be.true;
   });
 
+  it('tells a cached copy that shows our last write to an object from one that predates it', () => {
+    const own = new OwnWrites();
+    expect(own.showsLastWrite(at('a', '7')), 'nothing of ours remembered: the copy is as good as any').to.be.true;
+    own.record(at('a', '10'));
+    own.record(at('a', '11'));
+    expect(own.showsLastWrite(at('a', '11')), 'the last write').to.be.true;
+    expect(own.showsLastWrite(at('a', '10')), 'an earlier write of ours').to.be.false;
+    expect(own.showsLastWrite(at('a', '7')), 'older than our writes').to.be.false;
+    expect(own.showsLastWrite(at('a', '12')), 'another version before our echo came: may be older').to.be.false;
+    expect(own.isEcho(at('a', '10'))).to.be.true;
+    expect(own.showsLastWrite(at('a', '12')), 'the echo of an earlier write says nothing of the last').to.be.false;
+    expect(own.isEcho(at('a', '11'))).to.be.true;
+    expect(own.showsLastWrite(at('a', '11')), 'still, once its echo has come').to.be.true;
+    expect(own.showsLastWrite(at('a', '12')), 'a later version, once the echo came before it').to.be.true;
+    expect(own.showsLastWrite(at('b', '3')), 'another object').to.be.true;
+  });
+
   it('forgets deleted objects', () => {
     const own = new OwnWrites();
     own.record(at('a', '1'));

@@ -147,6 +147,54 @@ describe('composite/CompositeReconciler', () => {
       expect(world.writes().filter((w) => w.startsWith(`PATCH ${CM_PATH}`))).to.have.length(1);
     });
 
+    it('enqueued when a late first list came in, reads nothing when the cache shows what it wrote', async () => {
+      const world = new World();
+      world.createXr();
+      await world.converge();
+      // The first list came after the XR's applies: the cache holds exactly what they returned.
+      world.liveReads.set(KEY, new Set(['v1/ConfigMap']));
+      await world.reconcile();
+      expect(world.server.requests.filter((r) => r.method === 'GET').map((r) => r.path)).to.deep.equal([]);
+      expect(world.writes()).to.deep.equal([]);
+    });
+
+    it('enqueued when a late first list came in, reads the kind from the server when the cache predates its write', async () => {
+      const world = new World();
+      world.createXr();
+      await world.converge();
+      // The list holds an earlier version of the ConfigMap than the XR's last apply returned.
+      const store = world.composedStores.get('v1/ConfigMap');
+      const [cached] = store?.list() ?? [];
+      if (!store || !cached) throw new Error('the ConfigMap is not cached');
+      store.set({ ...cached, metadata: { ...cached.metadata, resourceVersion: '1' }, data: { a: 'old' } });
+      world.liveReads.set(KEY, new Set(['v1/ConfigMap']));
+      await world.reconcile();
+      expect(world.server.requests.filter((r) => r.method === 'GET').map((r) => r.path)).to.deep.equal([
+        `${CM_PATH}/${cached.metadata.name}`,
+      ]);
+      expect(world.writes(), 'read live: nothing applied again').to.deep.equal([]);
+    });
+
+    it('enqueued when a late first list came in, reads nothing when its echo came before a later version', async () => {
+      const world = new World();
+      world.createXr();
+      await world.converge();
+      // The watch delivered the echo of the XR's apply, then someone else's change (a provider's status, say).
+      const [ours] = world.server.list('v1', 'ConfigMap');
+      if (!ours) throw new Error('no ConfigMap composed');
+      expect(world.ownWrites.isEcho(ours)).to.equal(true);
+      const path = `${CM_PATH}/${ours.metadata.name}`;
+      await world.server.client.request('PATCH', path, {
+        body: { metadata: { labels: { seen: 'yes' } } },
+        contentType: 'application/merge-patch+json',
+      });
+      world.sync();
+      world.liveReads.set(KEY, new Set(['v1/ConfigMap']));
+      await world.reconcile();
+      expect(world.server.requests.filter((r) => r.method === 'GET').map((r) => r.path)).to.deep.equal([]);
+      expect(world.writes()).to.deep.equal([]);
+    });
+
     it('applies only the composed resources that changed', async () => {
       const world = new World();
       world.runner.respond = () => desiring({ a: { data: { v: '1' } }, b: { data: { v: '1' } } });
