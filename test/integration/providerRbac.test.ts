@@ -263,18 +263,25 @@ describe('Provider RBAC as Crossplane’s RBAC manager (integration)', function 
   it('takes over the roles and binding Crossplane made for a revision without writing them', async () => {
     const rev = revisions[1];
     if (rev === undefined) throw new Error('the previous test installs the second revision');
+    // The active revision's runtime Deployment, which the binding names, made before the engine stops.
+    const owned = await eventually('the active revision runs its Deployment', async () => {
+      const deployments = await client.request<{ items: Deployment[] }>(
+        'GET',
+        `/apis/apps/v1/namespaces/${NS}/deployments`,
+      );
+      const items = deployments.items.filter((d) => (d.metadata.ownerReferences ?? []).some((o) => o.uid === rev.uid));
+      return items.length > 0 ? items : undefined;
+    });
     await running?.stop();
     running = undefined;
     // As Crossplane's RBAC manager left them: created by its own client, with its own field manager.
     const system = `crossplane:provider:${rev.name}:system`;
     // Its binding names the ServiceAccount of each Deployment the revision owns, as upstream's lists them.
-    const deployments = await client.request<{ items: Deployment[] }>(
-      'GET',
-      `/apis/apps/v1/namespaces/${NS}/deployments`,
-    );
-    const subjects = deployments.items
-      .filter((d) => (d.metadata.ownerReferences ?? []).some((o) => o.uid === rev.uid))
-      .map((d) => ({ kind: 'ServiceAccount', namespace: NS, name: d.spec.template.spec.serviceAccountName }));
+    const subjects = owned.map((d) => ({
+      kind: 'ServiceAccount',
+      namespace: NS,
+      name: d.spec.template.spec.serviceAccountName,
+    }));
     const crossplaneMade: KubeObject[] = [
       ...upstreamRoles(rev.name, rev.uid),
       {

@@ -264,11 +264,14 @@ describe('Provider packages from a real registry (integration)', function () {
 
   it("copies the metadata's capabilities to the revision, as upstream's revision reconciler", async () => {
     await apply(client, provider('provider-kubernetes', refs.unconverted ?? ''));
-    const pkg = await waitCondition(client, { ...PROVIDER, metadata: { name: 'provider-kubernetes' } }, 'Healthy', {
-      status: 'True',
+    // Not waiting for Healthy, which needs the runtime's Deployment available: RevisionHealthy is enough.
+    const capabilities = await eventually('the revision healthy, with capabilities', async () => {
+      const pkg = await get<Obj>(client, { ...PROVIDER, metadata: { name: 'provider-kubernetes' } });
+      const rev = await get<Obj>(client, { ...REVISION, metadata: { name: String(pkg?.status?.currentRevision) } });
+      if (condition(rev, 'RevisionHealthy')?.status === 'True') return rev?.status?.capabilities;
+      throw new Error(JSON.stringify(rev?.status ?? pkg?.status));
     });
-    const rev = await get<Obj>(client, { ...REVISION, metadata: { name: String(pkg.status?.currentRevision) } });
-    expect(rev?.status?.capabilities).to.deep.equal(['SafeStart']);
+    expect(capabilities).to.deep.equal(['SafeStart']);
   });
 
   it('installs a safe-start provider: its MRDs made Active by the default policy, its ProviderConfig kinds as CRDs', async () => {
