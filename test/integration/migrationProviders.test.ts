@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadCrds } from '../../src/apis/index.js';
 import { ensureCrds, type KubeClient, type KubeObject } from '../../src/kube/index.js';
+import { generateCa, issueLeaf, needsReissue } from '../../src/packages/certificates.js';
+import { dnsNamesForService, ROOT_CA_SECRET, serverSecretName } from '../../src/packages/names.js';
 import { parsePackage } from '../../src/packages/xpkg/index.js';
 import { buildPackage } from '../unit/fakes/xpkg.js';
 import { pullSecret } from '../unit/fakes/registry.js';
@@ -191,5 +193,43 @@ describe('migration of a Provider Crossplane installed', function () {
     const lock = await must<Owned & { packages?: { name: string; source: string }[] }>(client, LOCK_REF);
     expect(lock.metadata.finalizers, "the Lock keeps Crossplane's finalizer").to.include(LOCK_FINALIZER);
     expect((lock.packages ?? []).filter((p) => p.name === revisionName)).to.have.length(1);
+  });
+  it('reissues, in place, a provider certificate Crossplane left signed by another CA', async () => {
+    await engine?.stop();
+    engine = undefined;
+    // Crossplane keeps any TLS Secret that has data (internal/initializer/tls.go); compositor keeps one only when the
+    // CA Secret of its namespace signed it, since the provider and compositor's webhooks verify against that CA.
+    const name = serverSecretName(NAME);
+    const other = await generateCa(new Date());
+    const leaf = await issueLeaf(other, dnsNamesForService(NAME, NS), 'server', new Date());
+    const path = `/api/v1/namespaces/${NS}/secrets/${name}`;
+    const encode = (text: string): string => Buffer.from(text).toString('base64');
+    const data = { 'tls.crt': encode(leaf.cert), 'tls.key': encode(leaf.key), 'ca.crt': encode(other.cert) };
+    const before = await client.request<Stored>('PATCH', path, {
+      body: { data },
+      contentType: 'application/merge-patch+json',
+      query: { fieldManager: 'crossplane' },
+    });
+    engine = await startEngine({
+      packageRuntime: 'Deployment',
+      enableProviders: true,
+      defaultActivations: '',
+      leaderElectionNamespace: NS,
+      xpkgCacheDir: cacheDir ?? '',
+    });
+    const ca = await must<Stored & { data: Record<string, string> }>(client, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: ROOT_CA_SECRET, namespace: NS },
+    });
+    const caPem = Buffer.from(ca.data['tls.crt'] ?? '', 'base64').toString();
+    const reissued = await eventually(`Secret ${name} signed by ${ROOT_CA_SECRET}`, async () => {
+      const got = await client.request<Stored & { data: Record<string, string> }>('GET', path);
+      const cert = Buffer.from(got.data['tls.crt'] ?? '', 'base64').toString();
+      if (!(await needsReissue(cert, caPem, dnsNamesForService(NAME, NS), new Date()))) return got;
+      throw new Error(`still signed by another CA; resourceVersion ${String(got.metadata.resourceVersion)}`);
+    });
+    expect(reissued.metadata.uid, 'the same Secret').to.equal(before.metadata.uid);
+    expect(Buffer.from(reissued.data['ca.crt'] ?? '', 'base64').toString(), 'ca.crt').to.equal(caPem);
   });
 });
