@@ -171,8 +171,15 @@ async function crossplaneRuntime(client: KubeClient, input: RuntimeInput, ca: Ke
   return made;
 }
 
-/** Each MRD the revision establishes, and its CRD as the MRD controller applies it, Established. */
-async function crossplaneMrds(client: KubeClient, revision: Owned, input: ProviderInstall): Promise<Owned[][]> {
+/**
+ * Each MRD the revision establishes (Active: the package has no safe-start capability), and its CRD as the MRD
+ * controller applies it; the MRD Established.
+ */
+async function crossplaneMrds(
+  client: KubeClient,
+  revision: Owned,
+  input: ProviderInstall,
+): Promise<{ mrds: Owned[]; crds: Owned[] }> {
   const owners = [refTo(revision, true), { ...refTo(input.provider, true), controller: false }];
   const mrds: Owned[] = [];
   const crds: Owned[] = [];
@@ -203,7 +210,7 @@ async function crossplaneMrds(client: KubeClient, revision: Owned, input: Provid
       ),
     );
   }
-  return [mrds, crds];
+  return { mrds, crds };
 }
 
 /** The RBAC manager's roles and binding of the revision. */
@@ -246,7 +253,7 @@ export async function crossplaneProviderInstall(
     kind: PROVIDER_RUNTIME,
   };
   const runtime = await crossplaneRuntime(client, runtimeInput, ca);
-  const [mrds = [], crds = []] = await crossplaneMrds(client, revision, input);
+  const { mrds, crds } = await crossplaneMrds(client, revision, input);
   const objectRefs = sortedRefs(mrds.map((o) => refTo(o, false)));
   const conditions = [healthy('RevisionHealthy'), healthy('RuntimeHealthy')];
   revision = await put<Owned>(
