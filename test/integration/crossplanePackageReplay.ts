@@ -40,9 +40,9 @@ export interface PackageInstall {
   objects: readonly KubeObject[];
 }
 
-type Owned = Stored & { metadata: Stored['metadata'] & { ownerReferences?: OwnerRef[] } };
+export type Owned = Stored & { metadata: Stored['metadata'] & { ownerReferences?: OwnerRef[] } };
 
-interface OwnerRef {
+export interface OwnerRef {
   apiVersion: string;
   kind: string;
   name: string;
@@ -56,7 +56,8 @@ export function friendlyId(name: string, digest: string): string {
   return `${name.slice(0, 50)}-${digest.replace(/^sha256:/, '').slice(0, 12)}`;
 }
 
-function refTo(object: Stored, controller: boolean): OwnerRef {
+/** A reference to `object`, as its controller (blockOwnerDeletion) or as a plain owner. */
+export function refTo(object: Stored, controller: boolean): OwnerRef {
   const ref = {
     apiVersion: object.apiVersion,
     kind: object.kind,
@@ -87,7 +88,7 @@ function desiredRevision(cfg: Stored, digest: string): Owned {
 }
 
 /** How the revision reconciler sorts objectRefs: descending by "group/version, Kind=kind/name". */
-function sortedRefs(refs: OwnerRef[]): { apiVersion: string; kind: string; name: string; uid: string }[] {
+export function sortedRefs(refs: OwnerRef[]): { apiVersion: string; kind: string; name: string; uid: string }[] {
   const id = (r: OwnerRef): string =>
     `${r.apiVersion.includes('/') ? r.apiVersion : `/${r.apiVersion}`}, Kind=${r.kind}/${r.name}`;
   return [...refs]
@@ -95,7 +96,8 @@ function sortedRefs(refs: OwnerRef[]): { apiVersion: string; kind: string; name:
     .map(({ apiVersion, kind, name, uid }) => ({ apiVersion, kind, name, uid }));
 }
 
-function healthy(type: string): Condition {
+/** A condition True for HealthyPackageRevision, as upstream's RevisionHealthy, RuntimeHealthy and Healthy. */
+export function healthy(type: string): Condition {
   return { type, status: 'True', reason: 'HealthyPackageRevision', lastTransitionTime: now() };
 }
 
@@ -189,7 +191,7 @@ async function recorded<T extends KubeObject>(
   return after;
 }
 
-function now(): string {
+export function now(): string {
   return new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 }
 
