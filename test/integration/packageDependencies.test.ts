@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DEFAULT_BUILTIN_REGISTRIES } from '../../src/functions/index.js';
 import type { KubeClient, KubeObject } from '../../src/kube/index.js';
 import { pullSecret } from '../unit/fakes/registry.js';
 import { buildPackage } from '../unit/fakes/xpkg.js';
@@ -270,7 +271,10 @@ describe('package dependencies with Providers enabled (integration)', function (
       leaderElectionNamespace: NS2,
       xpkgCacheDir: cacheDir,
       enableProviders: true,
-      builtinFunctionRegistries: [`${registry.host}/${REPO}`],
+      // Upstream's locations kept: other test files' Functions of upstream's packages stay built-in, so none of them
+      // runs a revision of its own that would list one package twice in the Lock (`cannot build DAG`), as two
+      // package objects of one source would for Crossplane too.
+      builtinFunctionRegistries: [...DEFAULT_BUILTIN_REGISTRIES, `${registry.host}/${REPO}`],
     });
     const secret = pullSecret(registry.host, registry.user.username, registry.user.password, 'registry');
     await apply(client, {
@@ -308,8 +312,21 @@ describe('package dependencies with Providers enabled (integration)', function (
     // The Provider comes first, as the metadata lists it. The resolver creates it as upstream's does, without pull secrets (upstream gives a dependency
     // credentials through an ImageConfig alone): the platform team adds the registry's, as they would for a private
     // dependency.
-    await eventually('the resolver creates the Provider', () =>
-      get<Stored>(client, { apiVersion: PKG, kind: 'Provider', metadata: { name: providerName } }),
+    await eventually(
+      'the resolver creates the Provider',
+      async () => {
+        const created = await get<Stored>(client, {
+          apiVersion: PKG,
+          kind: 'Provider',
+          metadata: { name: providerName },
+        });
+        if (created !== undefined) return created;
+        // What the resolver and the depending revision say, on timeout.
+        const lock = await get<Lock>(client, lockRef);
+        const cfg = await get<Stored>(client, configuration);
+        throw new Error(JSON.stringify({ lock: { packages: lock?.packages, status: lock?.status }, cfg: cfg?.status }));
+      },
+      { timeoutMs: 40_000 },
     );
     await mergePatch(
       client,
