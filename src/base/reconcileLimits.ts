@@ -19,11 +19,16 @@ export interface ReconcileLimits {
   readonly backoff: Backoff;
   /** Reconciles in flight at once per controller: N, the default of `--max-concurrent-reconciles`. */
   readonly workers: number;
+  /**
+   * The process's budget of Normal Events over all objects: burst N, then N/50 per second (2 at the default 100),
+   * about what client-go's one serial Event writer gets through while a burst keeps the API server busy.
+   */
+  readonly normalEvents: TokenBucketRate;
 }
 
 /**
- * The one place the limits are derived from N, so the flag's help, the API client, the reconcile limiter and the
- * worker pools cannot drift apart.
+ * The one place the limits are derived from N, so the flag's help, the API client, the reconcile limiter, the
+ * worker pools and the Event budget cannot drift apart.
  *
  * @example
  * reconcileLimits(10).reconciles; // { perSecond: 10, burst: 100 }
@@ -35,5 +40,6 @@ export function reconcileLimits(maxReconcileRate: number): ReconcileLimits {
     reconciles: { perSecond: n, burst: 10 * n },
     backoff: DEFAULT_BACKOFF,
     workers: n,
+    normalEvents: { perSecond: n / 50, burst: n },
   };
 }

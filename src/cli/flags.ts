@@ -75,7 +75,7 @@ export const START_FLAGS: readonly FlagDefinition[] = [
     kind: 'positiveInteger',
     default: '100',
     description:
-      "Reconciles started per second by all controllers together (one token bucket for the whole process, burst 10x; controllers waiting for a token take turns). Also sets the API client limits (QPS 5x, burst 10x) and the default --max-concurrent-reconciles. Crossplane v2.1 and later read this flag as another name for --max-concurrent-reconciles, a worker count without any rate limit: the same value here keeps the worker count and adds the limits; to carry over only the workers, pass Crossplane's value as --max-concurrent-reconciles.",
+      "Reconciles started per second by all controllers together (one token bucket for the whole process, burst 10x; controllers waiting for a token take turns). Also sets the API client limits (QPS 5x, burst 10x), the Normal Events the whole process writes (burst 1x, then x/50 per second: 2 per second at 100; a Normal Event over it is counted in its Event series but not written, Warnings are never limited) and the default --max-concurrent-reconciles. Crossplane v2.1 and later read this flag as another name for --max-concurrent-reconciles, a worker count without any rate limit: the same value here keeps the worker count and adds the limits; to carry over only the workers, pass Crossplane's value as --max-concurrent-reconciles.",
   },
   {
     name: 'max-concurrent-reconciles',

@@ -83,12 +83,20 @@ export function createEngine(options: EngineOptions): Engine {
     trimCache: config.cacheTrim,
     metrics: metrics.engine,
   });
-  // Events get a request budget of their own, as controller-runtime's event recorder has its own REST client.
-  const events = new EventRecorder({ client, logger: log, limiter: client.separateBudget() });
+  const limits = reconcileLimits(config.maxReconcileRate);
+  // Events get a request budget of their own, as controller-runtime's event recorder has its own REST client, and a
+  // process-wide budget of Normal Events, which a burst of new objects spends (upstream's recorder drops those too).
+  const events = new EventRecorder({
+    client,
+    logger: log,
+    limiter: client.separateBudget(),
+    processNormalEventRate: limits.normalEvents,
+    suppressed: metrics.eventsSuppressed,
+  });
   const shared: Shared = {
     context: { client, discovery, informers, events, metrics, logger: log },
     settings: {
-      reconcileLimiter: new ReconcileLimiter(reconcileLimits(config.maxReconcileRate).reconciles),
+      reconcileLimiter: new ReconcileLimiter(limits.reconciles),
       workers: config.maxConcurrentReconciles,
     },
     config,

@@ -2,11 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { errorMessage, systemClock, type Clock, type TokenBucketRate } from '../base/index.js';
+import type { Metrics } from '../metrics/index.js';
 import { CONTENT_TYPE, type KubeClient } from './client.js';
 import type { RequestLimiter } from './rateLimiter.js';
 import { isAlreadyExists, isNotFound } from './errors.js';
 import { aggregateKey, eventName, microTime, SeriesTable, truncateNote, type Series } from './eventAggregation.js';
-import { DEFAULT_NORMAL_EVENT_RATE, DEFAULT_SPAM_TRACKED, EventSpamFilter } from './eventSpamFilter.js';
+import { NormalEventBudget } from './eventBudget.js';
+import { DEFAULT_NORMAL_EVENT_RATE, DEFAULT_SPAM_TRACKED } from './eventSpamFilter.js';
 
 /** The object an Event is about. Whole Kubernetes objects fit; their resourceVersion is recorded when present. */
 export interface EventTarget {
@@ -50,6 +52,13 @@ export interface EventRecorderOptions {
    * 5 minutes. Warnings are never limited.
    */
   normalEventRate?: TokenBucketRate;
+  /**
+   * The budget of Normal Events all objects share, charged after the object's: its burst, then its refill; by
+   * default none. The engine gives `reconcileLimits(N).normalEvents`. Warnings are never limited.
+   */
+  processNormalEventRate?: TokenBucketRate;
+  /** Counts the Normal occurrences a budget kept from being written (compositor_events_suppressed_total). */
+  suppressed?: Pick<Metrics['eventsSuppressed'], 'inc'>;
 }
 
 export const DEFAULT_REPORTING_CONTROLLER = 'compositor.crossplane.io/compositor';
@@ -83,9 +92,11 @@ interface EventDetail {
  * `series.count` (the number of occurrences, so 2 on the first repeat) and `series.lastObservedTime` on the
  * existing Event with a merge patch, as client-go's events broadcaster does. At most one write per aggregate key
  * is in flight; occurrences that arrive meanwhile are coalesced into the next patch. Normal occurrences also spend
- * their object's budget (`normalEventRate`, client-go's spam filter): one over budget is still counted in its
- * series but starts no write, so the series' next write carries its count; Warnings are always written. Failures
- * are logged at warn, never thrown: events are best-effort and must not fail a reconcile.
+ * their object's budget (`normalEventRate`, client-go's spam filter) and then the process's
+ * (`processNormalEventRate`, which bounds a burst over many objects as client-go's dropping queue does): one over
+ * either is still counted in its series but starts no write, so the series' next write carries its count, and is
+ * counted in `suppressed`; Warnings are always written. Failures are logged at warn, never thrown: events are
+ * best-effort and must not fail a reconcile.
  *
  * @example
  * const recorder = new EventRecorder({ client, logger });
@@ -94,7 +105,7 @@ interface EventDetail {
  */
 export class EventRecorder implements EventSink {
   private readonly table: SeriesTable<EventDetail>;
-  private readonly budget: EventSpamFilter;
+  private readonly budget: NormalEventBudget;
   /** The last write loop started for each aggregate key; a key's next loop waits for it. */
   private readonly writes = new Map<string, Promise<void>>();
   private readonly clock: Pick<Clock, 'now'>;
@@ -109,9 +120,10 @@ export class EventRecorder implements EventSink {
       windowMs: options.aggregationWindowMs ?? DEFAULT_AGGREGATION_WINDOW_MS,
       maxTracked: options.maxTracked ?? DEFAULT_MAX_TRACKED,
     });
-    this.budget = new EventSpamFilter({
-      rate: options.normalEventRate ?? DEFAULT_NORMAL_EVENT_RATE,
+    this.budget = new NormalEventBudget({
+      object: options.normalEventRate ?? DEFAULT_NORMAL_EVENT_RATE,
       maxTracked: DEFAULT_SPAM_TRACKED,
+      process: options.processNormalEventRate,
     });
   }
 
@@ -123,8 +135,10 @@ export class EventRecorder implements EventSink {
       const now = this.clock.now();
       const key = aggregateKey({ object, type, reason, action, note });
       const series = this.table.observe(key, now, () => ({ name: newEventName(target.metadata.name), detail }));
-      if (type === 'Normal' && !this.budget.admitNormal(object, now)) {
-        this.options.logger.debug({ reason, object: describeTarget(target) }, 'event over its object budget');
+      const refusedBy = type === 'Normal' ? this.budget.refuse(object, now) : undefined;
+      if (refusedBy !== undefined) {
+        this.options.suppressed?.inc({ budget: refusedBy, reason });
+        this.options.logger.debug({ reason, budget: refusedBy, object: describeTarget(target) }, 'event over budget');
         return;
       }
       this.schedule(series);

@@ -23,6 +23,11 @@ export interface Metrics {
   composite: CompositeMetrics;
   /** compositor_idle_heap_compactions_total: heap compactions run once start-up is done and while idle. */
   idleHeapCompactions: Counter;
+  /**
+   * compositor_events_suppressed_total{budget,reason}: Normal Event occurrences not written because a budget was
+   * spent, by budget (`object`, `process`) and Event reason. Warnings are never suppressed.
+   */
+  eventsSuppressed: Counter<'budget' | 'reason'>;
 }
 
 /** What a composite controller reports about its XRs at scrape time. */
@@ -125,6 +130,12 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
     idleHeapCompactions: new Counter({
       name: 'compositor_idle_heap_compactions_total',
       help: 'Full compacting garbage collections run once start-up was done and while the process was idle, giving start-up and a burst of work back to the OS.',
+      registers: [registry],
+    }),
+    eventsSuppressed: new Counter({
+      name: 'compositor_events_suppressed_total',
+      help: 'Normal Event occurrences not written because a budget was spent, by budget (object or process) and Event reason; each is still counted in its Event series.',
+      labelNames: ['budget', 'reason'],
       registers: [registry],
     }),
     externalCalls: new Counter({

@@ -13,6 +13,7 @@ import {
   type RequestOptions,
 } from '../../../src/kube/index.js';
 import { eventName, microTime, NOTE_MAX_BYTES, truncateNote } from '../../../src/kube/eventAggregation.js';
+import { createMetrics, type Metrics } from '../../../src/metrics/index.js';
 
 interface Call {
   method: string;
@@ -407,6 +408,111 @@ describe('kube/EventRecorder', () => {
     await recorder.flush();
     expect(client.calls.map((c) => c.method)).to.deep.equal(['POST', 'PATCH']);
     expect(client.body(1)).to.deep.equal({ series: { count: 3, lastObservedTime: microTime(T0 + 301_000) } });
+  });
+
+  describe('with a process budget of Normal Events', () => {
+    const xr = (i: number): EventTarget => ({
+      apiVersion: 'example.org/v1',
+      kind: 'XApp',
+      metadata: { name: `app-${i}`, namespace: 'ns', uid: `uid-${i}` },
+    });
+    const selected = { type: 'Normal', reason: 'SelectComposition', message: 'Successfully selected' } as const;
+    const posted = (client: FakeClient): string[] =>
+      client.calls.map((c) => {
+        const body = c.options.body as { type?: string; regarding?: { name: string } };
+        return `${c.method} ${body.type ?? ''} ${body.regarding?.name ?? ''}`.trim();
+      });
+
+    function setupWithBudget(options: Partial<EventRecorderOptions>): ReturnType<typeof setup> & { metrics: Metrics } {
+      const metrics = createMetrics({ processMetrics: false });
+      return { ...setup({ suppressed: metrics.eventsSuppressed, ...options }), metrics };
+    }
+
+    async function suppressed(metrics: Metrics): Promise<Record<string, number>> {
+      const counts: Record<string, number> = {};
+      for (const { labels, value } of (await metrics.eventsSuppressed.get()).values)
+        counts[`${labels.budget ?? ''} ${labels.reason ?? ''}`] = value;
+      return counts;
+    }
+
+    it('writes only the budget of a burst of Normal Events on many objects, and counts the rest', async () => {
+      const { client, recorder, metrics } = setupWithBudget({ processNormalEventRate: { burst: 5, perSecond: 2 } });
+      for (let i = 0; i < 20; i++) recorder.event(xr(i), selected);
+      await recorder.flush();
+      expect(posted(client)).to.deep.equal([0, 1, 2, 3, 4].map((i) => `POST Normal app-${i}`));
+      expect(await suppressed(metrics)).to.deep.equal({ 'process SelectComposition': 15 });
+    });
+
+    it('writes every Warning on many objects while the Normal budget is spent', async () => {
+      const { client, recorder, metrics } = setupWithBudget({ processNormalEventRate: { burst: 2, perSecond: 0 } });
+      for (let i = 0; i < 3; i++) recorder.event(xr(i), selected);
+      for (let i = 0; i < 50; i++) recorder.event(xr(i), warning);
+      await recorder.flush();
+      const writes = posted(client);
+      expect(writes.filter((w) => w.startsWith('POST Normal'))).to.deep.equal([
+        'POST Normal app-0',
+        'POST Normal app-1',
+      ]);
+      expect(
+        writes.filter((w) => w.startsWith('POST Warning')),
+        'Warnings are never charged nor refused',
+      ).to.have.length(50);
+      expect(await suppressed(metrics)).to.deep.equal({ 'process SelectComposition': 1 });
+    });
+
+    it('writes again as the budget refills', async () => {
+      const { client, recorder, clock } = setupWithBudget({ processNormalEventRate: { burst: 2, perSecond: 2 } });
+      const burst = async (from: number, count: number): Promise<void> => {
+        for (let i = from; i < from + count; i++) recorder.event(xr(i), selected);
+        await recorder.flush();
+      };
+      await burst(0, 4);
+      clock.now = T0 + 500;
+      await burst(10, 3);
+      clock.now = T0 + 60_500;
+      await burst(20, 3);
+      expect(posted(client)).to.deep.equal([
+        'POST Normal app-0',
+        'POST Normal app-1',
+        'POST Normal app-10',
+        'POST Normal app-20',
+        'POST Normal app-21',
+      ]);
+    });
+
+    it('counts an occurrence the process refused into its series, which the next write carries', async () => {
+      const { client, recorder, clock } = setupWithBudget({ processNormalEventRate: { burst: 1, perSecond: 1 } });
+      recorder.event(xr(0), selected);
+      recorder.event(xr(1), selected);
+      await recorder.flush();
+      clock.now = T0 + 1_000;
+      recorder.event(xr(1), selected);
+      await recorder.flush();
+      expect(posted(client)).to.deep.equal(['POST Normal app-0', 'POST Normal app-1']);
+      expect(client.body(1).series).to.deep.equal({ count: 2, lastObservedTime: microTime(T0 + 1_000) });
+    });
+
+    it('counts refusals by the budget that refused them, and by reason', async () => {
+      const { client, recorder, metrics } = setupWithBudget({
+        normalEventRate: { burst: 1, perSecond: 0 },
+        processNormalEventRate: { burst: 2, perSecond: 0 },
+      });
+      recorder.event(xr(0), selected);
+      recorder.event(xr(0), { ...selected, message: 'Selected composition revision' });
+      recorder.event(xr(0), { ...selected, reason: 'CompositionSelection' });
+      recorder.event(xr(1), selected);
+      recorder.event(xr(2), { ...selected, reason: 'CompositionSelection' });
+      await recorder.flush();
+      expect(posted(client), "the object's refusals cost the process nothing").to.deep.equal([
+        'POST Normal app-0',
+        'POST Normal app-1',
+      ]);
+      expect(await suppressed(metrics)).to.deep.equal({
+        'object SelectComposition': 1,
+        'object CompositionSelection': 1,
+        'process CompositionSelection': 1,
+      });
+    });
   });
 
   it('remembers at most maxTracked keys, forgetting the least recently observed first', async () => {
