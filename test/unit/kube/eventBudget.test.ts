@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { reconcileLimits } from '../../../src/base/index.js';
 import { NormalEventBudget } from '../../../src/kube/eventBudget.js';
 
 const T0 = 1_000_000;
@@ -49,15 +48,5 @@ describe('kube/NormalEventBudget', () => {
     ]);
     expect(budget.refuse('b', T0), "a's refusals left the process a token").to.equal(undefined);
     expect(budget.refuse('c', T0)).to.equal('process');
-  });
-
-  it('is derived from --max-reconcile-rate N as a burst of N, then N/50 a second', () => {
-    const cases: Record<string, { n: number; want: { burst: number; perSecond: number } }> = {
-      'the default, 100': { n: 100, want: { burst: 100, perSecond: 2 } },
-      'a small process, 10': { n: 10, want: { burst: 10, perSecond: 0.2 } },
-    };
-    for (const [reason, { n, want }] of Object.entries(cases)) {
-      expect(reconcileLimits(n).normalEvents, reason).to.deep.equal(want);
-    }
   });
 });

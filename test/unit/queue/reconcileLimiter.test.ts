@@ -34,13 +34,15 @@ class FakeQueue implements TokenWaiter {
 }
 
 describe('queue/ReconcileLimiter', () => {
-  it('derives every limit from --max-reconcile-rate N in one place: client 5N/10N, reconciles N/10N, 1s..60s, N workers', () => {
+  it('derives every limit from --max-reconcile-rate N in one place: client 5N/10N, reconciles N/10N, 1s..60s, N workers, Normal Events N/50 burst N', () => {
     expect(reconcileLimits(10)).to.deep.equal({
       client: { perSecond: 50, burst: 100 },
       reconciles: { perSecond: 10, burst: 100 },
       backoff: { baseMs: 1_000, capMs: 60_000 },
       workers: 10,
+      normalEvents: { perSecond: 0.2, burst: 10 },
     });
+    expect(reconcileLimits(100).normalEvents, 'the default: 2 a second').to.deep.equal({ perSecond: 2, burst: 100 });
   });
 
   it('gives the burst of 10N at once, then one token per 1/N s with a single timer for the whole line', () => {
