@@ -16,6 +16,7 @@ export interface StartConfig extends Omit<EngineConfig, 'cacheTrim'> {
   logLevel: LogLevel;
   kubeconfig: string | undefined;
   idleHeapCompaction: boolean;
+  heapGrowthPercent: number;
   /** Crossplane flags given on the command line that mean nothing to compositor; each is logged once at start. */
   ignoredFlags: readonly IgnoredFlag[];
 }
@@ -409,6 +410,14 @@ export const START_FLAGS: readonly FlagDefinition[] = [
     default: 'true',
     description:
       'Once start-up is done (before /readyz passes), and once the process has been idle for 10 s with at least 64 MiB of unused heap (at most once a minute), run one full compacting garbage collection, so the memory start-up or a burst of work took goes back to the OS and the settled RSS stays flat. The pause, a few hundred ms at 10,000 XRs, falls before readiness or in idle time. false: leave it to V8, which may keep the peak.',
+  },
+  {
+    name: 'heap-growth-percent',
+    key: 'heapGrowthPercent',
+    kind: 'nonNegativeInteger',
+    default: '50',
+    description:
+      "How far the JavaScript heap may grow past what survived the last full garbage collection, in percent (V8's --heap-growing-percent): 50 lets it reach 1.5 times the live heap, so the garbage of a burst of reconciles is collected before it doubles the RSS, for a few percent more CPU in the burst. 0 leaves V8's own factor, up to 4 times while allocation is fast. A --heap-growing-percent given to Node itself (command line or NODE_OPTIONS) wins.",
   },
 ];
 

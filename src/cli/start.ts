@@ -5,6 +5,7 @@ import {
   createLogger,
   IdleHeapCompactor,
   LEASE_NAME,
+  limitHeapGrowth,
   LeadershipLostError,
   Manager,
   shutdownSignal,
@@ -31,6 +32,7 @@ export function heapCompaction(config: StartConfig, metrics: Metrics, log: Logge
 export async function runStart(config: StartConfig, output: Output): Promise<number> {
   const log = createLogger(config.logLevel);
   warnIgnoredFlags(config.ignoredFlags, log);
+  limitHeapGrowth(config.heapGrowthPercent);
   const metrics = createMetrics();
   const manager = new Manager({
     config,

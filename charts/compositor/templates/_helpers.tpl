@@ -145,6 +145,7 @@ passed (compositor uses the pod's ServiceAccount).
   (list "log-level" $v.logLevel)
   (list "graceful-shutdown-timeout" $v.gracefulShutdownTimeout)
   (list "idle-heap-compaction" $v.idleHeapCompaction)
+  (list "heap-growth-percent" $v.heapGrowthPercent)
   (list "manage-composite-rbac" $v.rbac.manageCompositeRoles)
   (list "enable-nop-provider" $v.nopProvider.enabled)
   (list "enable-usages" $v.usages.enabled)

@@ -101,6 +101,7 @@ describe('cli/program', () => {
       defaultActivations: '',
       gracefulShutdownTimeoutMs: 30_000,
       idleHeapCompaction: true,
+      heapGrowthPercent: 50,
       ignoredFlags: [],
     } satisfies Omit<StartConfig, 'kubeconfig'>);
   });
@@ -123,6 +124,10 @@ describe('cli/program', () => {
     '--idle-heap-compaction=false leaves the heap to V8': {
       args: ['--idle-heap-compaction=false'],
       want: { idleHeapCompaction: false },
+    },
+    '--heap-growth-percent=0 leaves V8 its own factor': {
+      args: ['--heap-growth-percent=0'],
+      want: { heapGrowthPercent: 0 },
     },
     '--enable-realtime-compositions=false': {
       args: ['--enable-realtime-compositions=false'],
