@@ -678,10 +678,7 @@ function grpcFigures(standIns: StandIns | undefined, run: Converge, idle: Idle, 
 
 /** The stand-ins of --functions grpc, started; undefined with the built-ins. */
 async function startStandIns(options: ScaleOptions): Promise<StandIns | undefined> {
-  if (options.functions === 'builtin') return undefined;
-  const standIns = await StandIns.start();
-  options.progress?.(`function stand-ins over gRPC: ${JSON.stringify(standIns.environment)}`);
-  return standIns;
+  return options.functions === 'grpc' ? StandIns.start() : undefined;
 }
 
 /** Samples the controller's RSS, and the stand-ins' apart from it, every 250 ms until stop(). */
@@ -733,6 +730,7 @@ async function runScaleWith(
   });
   const progress = new Progress(options.progress, plane, controller);
   progress.line(`control plane started in ${round((Date.now() - started) / 1000, 1)} s`);
+  if (standIns) progress.line(`function stand-ins over gRPC: ${JSON.stringify(standIns.environment)}`);
   return measuring({ plane, controller, progress }, async () => {
     const client = new CountingKubeClient(reusingKubeConfig(plane.kubeConfig));
     const api = scaleApi('XScale', options.composed);

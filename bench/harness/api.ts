@@ -112,7 +112,11 @@ function firstStep(api: ScaleApi): Record<string, unknown> {
       input: { apiVersion: 'probe.fn.compositor.io/v1', kind: 'Input', resources: resourceNames(api) },
     };
   }
-  return { step: 'patch-and-transform', functionRef: { name: PT_FUNCTION }, input: patchAndTransformInput(api.composed) };
+  return {
+    step: 'patch-and-transform',
+    functionRef: { name: PT_FUNCTION },
+    input: patchAndTransformInput(api.composed),
+  };
 }
 
 /** The patch-and-transform step's input: `composed` ConfigMaps cm-0 .. cm-(composed-1). */
