@@ -22,8 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { parseDuration } from '../src/apis/index.js';
 import { CONTENT_TYPE, type KubeClient } from '../src/kube/index.js';
 import type { ControlPlane } from '../e2e/controlplane/index.js';
-import { freePort } from '../e2e/controlplane/ports.js';
-import { startFunction, startFunctionCommand, type FunctionProcess } from '../test/functions/process.js';
+import { startFunctionCommand, type FunctionProcess } from '../test/functions/process.js';
 import {
   createXr,
   forEachBounded,
@@ -34,6 +33,7 @@ import {
 } from './harness/api.js';
 import { reusingKubeConfig } from './harness/client.js';
 import { ControllerProcess } from './harness/controller.js';
+import { startCountedFunction } from './harness/countedFunction.js';
 import { parsePrometheus, sum } from './harness/metrics.js';
 import { startPlane } from './harness/plane.js';
 import {
@@ -198,16 +198,7 @@ async function startPlatformFunction(command: string | undefined): Promise<Funct
     const process = await startFunctionCommand(command);
     return { process, calls: () => Promise.resolve(undefined) };
   }
-  const counter = `127.0.0.1:${await freePort()}`;
-  const process = await startFunction(PLATFORM_FN, undefined, '127.0.0.1', ['--counter-address', counter]);
-  return {
-    process,
-    calls: async () => {
-      const response = await fetch(`http://${counter}/`, { signal: AbortSignal.timeout(5_000) });
-      const body = (await response.json()) as { calls: number };
-      return body.calls;
-    },
-  };
+  return startCountedFunction(PLATFORM_FN);
 }
 
 /** Open watches by `resource[.group]` (kube-apiserver's apiserver_longrunning_requests), from one scrape. */

@@ -13,10 +13,16 @@
 // Usage: npm run bench:scale -- [--xrs 1000] [--composed 3] [--max-reconcile-rate <n>] [--realtime=false]
 //        [--controller-cmd "<command>"] [--controller-ready-url <url>] [--idle 2m] [--restart-window 60s]
 //        [--latency-samples 100] [--experiment reuse-connections] [--no-cache-trim] [--ready-timeout 50m]
-//        [--chain 3]
+//        [--chain 3] [--functions builtin|grpc]
 // --chain N: each XR's first N composed ConfigMaps depend on one another, cm-0 <- cm-1 <- ... (a pipeline step of
 // test/functions/dependency-function.ts declares them after patch-and-transform), and compositor runs with
 // --enable-composed-resource-ordering, so each link is created once the one before exists and is Ready.
+// --functions grpc: patch-and-transform and auto-ready are called over gRPC rather than in-process: stand-ins written
+// with the TypeScript SDK (bench/functions/scale-fns), one process each, that compose what the built-ins compose, and
+// compositor runs with --builtin-functions=false --function-insecure. The JSON's `grpc` has the RunFunction calls each
+// stand-in served (while converging, per new XR, per minute at rest), their endpoints and their RSS, apart from the
+// controller's. Another controller (--controller-cmd) finds the endpoints in the environment variables
+// FUNCTION_PATCH_AND_TRANSFORM_ENDPOINT and FUNCTION_AUTO_READY_ENDPOINT, and in a progress line. Default: builtin.
 // --ready-timeout: how long to wait for every XR to be Ready; by default 15 minutes, or 30 ms per XR above 30,000.
 // Progress (each phase's start and end, and every ~30 s while creating and converging: XRs created, existing and
 // Ready, RSS of the controller, kube-apiserver and etcd) goes to stderr; stdout has only the JSON.
@@ -37,6 +43,7 @@ import {
   DEPENDENCY_FUNCTION_NAME,
   endpointFunction,
   installApi,
+  type InstallOptions,
   forEachComposed,
   forEachPage,
   patchXrs,
@@ -56,6 +63,7 @@ import { byLabel, delta, sum, writes, type Sample } from './harness/metrics.js';
 import { startPlane } from './harness/plane.js';
 import type { ControlPlane } from '../e2e/controlplane/index.js';
 import { startFunction, type FunctionProcess } from '../test/functions/process.js';
+import { callsBetween, dividedBy, StandIns, type PerFunction } from './harness/standIns.js';
 import {
   CountingKubeClient,
   mark,
@@ -106,6 +114,8 @@ export interface ScaleOptions {
   cacheTrim: boolean;
   /** Length of each XR's dependency chain, with ordering on; 0 composes without dependencies, ordering off. */
   chain: number;
+  /** How patch-and-transform and auto-ready run: compositor's built-ins, or the SDK stand-ins called over gRPC. */
+  functions: 'builtin' | 'grpc';
   /** Where progress lines go (the command line: stderr); none when undefined. */
   progress?: (line: string) => void;
 }
@@ -124,6 +134,10 @@ export interface ScaleResult {
   cacheTrim: boolean;
   /** --chain: the dependency chain per XR (0: none); compositor ran with ordering on exactly when it is not 0. */
   chain: number;
+  /** --functions: built-in patch-and-transform and auto-ready, or the stand-ins over gRPC (figures in `grpc`). */
+  functions: 'builtin' | 'grpc';
+  /** With --functions grpc: what the stand-ins served and used; null with the built-ins. */
+  grpc: GrpcFigures | null;
   createSeconds: number;
   allReadySeconds: number | null;
   audit: Audit;
@@ -155,6 +169,22 @@ export interface ScaleResult {
   restart: RestartFigures;
   targets: Record<string, boolean | null>;
   node: string;
+}
+
+/** One figure per Function name (function-patch-and-transform, function-auto-ready). */
+export interface GrpcFigures {
+  /** Where each stand-in listens (plaintext gRPC), for another controller to be pointed at. */
+  endpoints: Record<string, string>;
+  /** RunFunction calls served from the first create until all Ready. */
+  callsConverging: PerFunction;
+  /** callsConverging per created XR. */
+  callsPerNewXr: PerFunction;
+  /** RunFunction calls per minute served during the idle window. */
+  callsPerMinuteAtRest: PerFunction;
+  /** Each stand-in process's RSS, not counted in the controller's: the peak while the controller's is sampled. */
+  peakRssMiB: PerFunction;
+  /** At the end of the idle window. */
+  idleRssMiB: PerFunction;
 }
 
 export interface RestartFigures {
@@ -217,6 +247,7 @@ export function scaleDefaults(): ScaleOptions {
     readyTimeoutMs: readyTimeoutFor(1000),
     cacheTrim: true,
     chain: 0,
+    functions: 'builtin',
   };
 }
 
@@ -225,11 +256,16 @@ function names(count: number): string[] {
 }
 
 function controllerArgs(options: ScaleOptions): string[] {
-  const ordering = options.chain > 0 ? ['--enable-composed-resource-ordering=true', '--function-insecure'] : [];
+  const ordering = options.chain > 0 ? ['--enable-composed-resource-ordering=true'] : [];
+  const grpc = options.functions === 'grpc' ? ['--builtin-functions=false'] : [];
+  // The dependency function and the stand-ins are served in plaintext on loopback.
+  const insecure = options.chain > 0 || options.functions === 'grpc' ? ['--function-insecure'] : [];
   return [
     ...reconcileRateArgs(options.maxReconcileRate),
     `--enable-realtime-compositions=${options.realtime}`,
     ...ordering,
+    ...grpc,
+    ...insecure,
     '--log-level=warn',
   ];
 }
@@ -272,11 +308,19 @@ interface Converge {
   after: Sample[] | undefined;
   server: { from: CountMark; to: CountMark };
   cpu: { from: CpuMark; to: CpuMark };
+  /** RunFunction calls of the stand-ins (--functions grpc) from the first create until all Ready. */
+  calls: PerFunction | undefined;
+}
+
+/** What a run measures besides the API server: the controller, and the stand-ins with --functions grpc. */
+interface Processes {
+  controller: ControllerProcess;
+  standIns: StandIns | undefined;
 }
 
 async function converge(
   client: CountingKubeClient,
-  { plane, controller }: { plane: ControlPlane; controller: ControllerProcess },
+  { plane, controller, standIns }: Processes & { plane: ControlPlane },
   options: ScaleOptions,
   progress: Progress,
 ): Promise<Converge> {
@@ -287,7 +331,8 @@ async function converge(
   // as the benchmark's own; its watch is counted by the server only when it ends, after the last mark below.
   const tracker = await ReadyWatch.start(client, client.kubeConfig, xrPath(api, NAMESPACE));
   try {
-    const cpuFrom = cpuMark(plane, controller);
+    const cpuFrom = cpuMark(plane, controller, standIns?.pids);
+    const callsFrom = await standIns?.calls();
     const started = Date.now();
     // Counted from what the benchmark's client has sent, so reporting costs no request.
     const createKey = requestKeyOf('POST', xrPath(api, NAMESPACE)) ?? '';
@@ -307,7 +352,8 @@ async function converge(
       `wait until all ${options.xrs} XRs are Ready (timeout ${options.readyTimeoutMs / 1000} s)`,
       () => waitAllReady(tracker, options, progress),
     );
-    const cpuTo = cpuMark(plane, controller);
+    const cpuTo = cpuMark(plane, controller, standIns?.pids);
+    const callsTo = await standIns?.calls();
     const allReadySeconds = readyAt === undefined ? null : (readyAt - started) / 1000;
     progress.line(
       allReadySeconds === null
@@ -322,6 +368,7 @@ async function converge(
       after: await controller.metrics(),
       server: { from, to },
       cpu: { from: cpuFrom, to: cpuTo },
+      calls: callsFrom && callsTo ? callsBetween(callsFrom, callsTo) : undefined,
     };
   } finally {
     tracker.stop();
@@ -404,11 +451,13 @@ interface Idle {
   heapUsedMiB: number | null;
   heapTotalMiB: number | null;
   externalMiB: number | null;
+  /** The stand-ins' (--functions grpc) calls per minute in the window, and their RSS at its end. */
+  standIns: { callsPerMinute: PerFunction; rssMiB: PerFunction } | undefined;
 }
 
 async function measureIdle(
   client: CountingKubeClient,
-  controller: ControllerProcess,
+  { controller, standIns }: Processes,
   options: ScaleOptions,
   api: ScaleApi,
 ): Promise<Idle> {
@@ -416,10 +465,16 @@ async function measureIdle(
   await sleep(2_000);
   const before = await controller.metrics();
   const from = await mark(client);
+  const callsFrom = await standIns?.calls();
   await sleep(options.idleMs);
   const to = await mark(client);
+  const callsTo = await standIns?.calls();
   const after = await controller.metrics();
   const minutes = (to.at - from.at) / 60_000;
+  const standInFigures =
+    standIns && callsFrom && callsTo
+      ? { callsPerMinute: dividedBy(callsBetween(callsFrom, callsTo), minutes), rssMiB: standIns.rssMiB() }
+      : undefined;
   const phase = serverPhase(from, to);
   const server = {
     ...phase,
@@ -437,6 +492,7 @@ async function measureIdle(
       heapUsedMiB: null,
       heapTotalMiB: null,
       externalMiB: null,
+      standIns: standInFigures,
     };
   }
   const reconciles = reconcileCount(after, api) - reconcileCount(before, api);
@@ -449,6 +505,7 @@ async function measureIdle(
     heapUsedMiB: round(sum(after, 'nodejs_heap_size_used_bytes') / MIB, 1),
     heapTotalMiB: round(sum(after, 'nodejs_heap_size_total_bytes') / MIB, 1),
     externalMiB: round(sum(after, 'nodejs_external_memory_bytes') / MIB, 1),
+    standIns: standInFigures,
   };
 }
 
@@ -548,6 +605,21 @@ function targetsOf(result: Omit<ScaleResult, 'targets' | 'node'>): Record<string
     restartBelow5Percent: below(result.restart.reconciledRatio, 0.05),
     changedReconciledWithin2s:
       result.restart.changedReconciledMs === null ? false : result.restart.changedReconciledMs <= 2000,
+    ...grpcTargets(result),
+  };
+}
+
+/**
+ * With --functions grpc (null with the built-ins): one RunFunction call per function per new XR, and the controller's
+ * RSS at most 234 MiB at its peak and 196 MiB at rest, the stand-ins' own not counted.
+ */
+function grpcTargets(result: Omit<ScaleResult, 'targets' | 'node'>): Record<string, boolean | null> {
+  const grpc = result.grpc;
+  const perXr = grpc === null ? [] : Object.values(grpc.callsPerNewXr);
+  return {
+    grpcOneCallPerFunctionPerNewXr: grpc === null ? null : perXr.length > 0 && perXr.every((n) => n <= 1),
+    grpcPeakRssAtMost234MiB: grpc === null ? null : result.peakRssMiB <= 234,
+    grpcIdleRssAtMost196MiB: grpc === null ? null : result.idleRssMiB <= 196,
   };
 }
 
@@ -559,12 +631,12 @@ async function installWhenServed(
   client: KubeClient,
   api: ReturnType<typeof scaleApi>,
   waitForKinds: boolean,
-  extra?: ExtraSteps,
+  install: InstallOptions,
 ): Promise<void> {
   const deadline = Date.now() + (waitForKinds ? 120_000 : 0);
   for (;;) {
     try {
-      await installApi(client, api, NAMESPACE, extra);
+      await installApi(client, api, NAMESPACE, install);
       return;
     } catch (err) {
       if (!(err instanceof KindNotServedError) || Date.now() > deadline) throw err;
@@ -588,14 +660,51 @@ const COUNTED_AT: Record<string, string> = {
     "apiserver_request_total's writes of core events and events.k8s.io Events (POST, PATCH, PUT), the benchmark's own subtracted (it writes none)",
   reconciles: "compositor's controller_runtime_reconcile_total for the XR kind",
   rss: 'VmRSS of the controller process tree, sampled every 250 ms',
+  grpc: "RunFunction calls served by each stand-in process (--functions grpc), read from its counter endpoint; RSS of each stand-in's process, apart from the controller's",
 };
+
+/** The `grpc` figures of a run with the stand-ins; null with the built-ins. */
+function grpcFigures(standIns: StandIns | undefined, run: Converge, idle: Idle, xrs: number): GrpcFigures | null {
+  if (standIns === undefined || run.calls === undefined || idle.standIns === undefined) return null;
+  return {
+    endpoints: standIns.endpoints,
+    callsConverging: run.calls,
+    callsPerNewXr: dividedBy(run.calls, xrs),
+    callsPerMinuteAtRest: idle.standIns.callsPerMinute,
+    peakRssMiB: standIns.peakRssMiB(),
+    idleRssMiB: idle.standIns.rssMiB,
+  };
+}
+
+/** The stand-ins of --functions grpc, started; undefined with the built-ins. */
+async function startStandIns(options: ScaleOptions): Promise<StandIns | undefined> {
+  return options.functions === 'grpc' ? StandIns.start() : undefined;
+}
+
+/** Samples the controller's RSS, and the stand-ins' apart from it, every 250 ms until stop(). */
+function sampleRss(controller: ControllerProcess, standIns: StandIns | undefined): { peak: number; stop(): void } {
+  const rss = new RssSampler(() => controller.pid).start();
+  standIns?.startSampling();
+  return {
+    get peak() {
+      return rss.peak;
+    },
+    stop: () => {
+      rss.stop();
+      standIns?.stopSampling();
+    },
+  };
+}
 
 export async function runScale(options: ScaleOptions): Promise<ScaleResult> {
   const started = Date.now();
   const chain = await chainSteps(options);
+  let standIns: StandIns | undefined;
   try {
-    return await runScaleWith(options, started, chain?.extra);
+    standIns = await startStandIns(options);
+    return await runScaleWith(options, started, { extra: chain?.extra, standIns });
   } finally {
+    await standIns?.stop();
     await chain?.fn.stop();
   }
 }
@@ -603,7 +712,7 @@ export async function runScale(options: ScaleOptions): Promise<ScaleResult> {
 async function runScaleWith(
   options: ScaleOptions,
   started: number,
-  extra: ExtraSteps | undefined,
+  { extra, standIns }: { extra: ExtraSteps | undefined; standIns: StandIns | undefined },
 ): Promise<ScaleResult> {
   const plane = await startPlane(QUIET_API_SERVER_ARGS);
   const controller = new ControllerProcess({
@@ -612,7 +721,8 @@ async function runScaleWith(
     readyUrl: options.controllerReadyUrl,
     args: controllerArgs(options),
     // Always set, so that a COMPOSITOR_CACHE_TRIM in the bench's own environment cannot contradict the reported mode.
-    env: { COMPOSITOR_CACHE_TRIM: String(options.cacheTrim) },
+    // The stand-ins' endpoints, for another controller's command (compositor finds them in the Functions' annotation).
+    env: { COMPOSITOR_CACHE_TRIM: String(options.cacheTrim), ...standIns?.environment },
     // A restart with 100,000 settled XRs may take longer to pass /readyz than the harness's 60 s default; a slow start
     // is what readySeconds reports, not a reason to lose the run.
     readyTimeoutMs: Math.max(60_000, options.xrs * 3),
@@ -620,16 +730,17 @@ async function runScaleWith(
   });
   const progress = new Progress(options.progress, plane, controller);
   progress.line(`control plane started in ${round((Date.now() - started) / 1000, 1)} s`);
+  if (standIns) progress.line(`function stand-ins over gRPC: ${JSON.stringify(standIns.environment)}`);
   return measuring({ plane, controller, progress }, async () => {
     const client = new CountingKubeClient(reusingKubeConfig(plane.kubeConfig));
     const api = scaleApi('XScale', options.composed);
     progress.line(`control plane in ${dirname(plane.kubeconfigPath)}; controller log ${controller.log}`);
     await progress.phase('start the controller', () => controller.start());
     await progress.phase('install the API', () =>
-      installWhenServed(client, api, options.controllerCmd !== undefined, extra),
+      installWhenServed(client, api, options.controllerCmd !== undefined, { extra, endpoints: standIns?.endpoints }),
     );
-    const rss = new RssSampler(() => controller.pid).start();
-    const run = await converge(client, { plane, controller }, options, progress);
+    const rss = sampleRss(controller, standIns);
+    const run = await converge(client, { plane, controller, standIns }, options, progress);
     const settled = await progress.phase('audit', () => audit(client, api, NAMESPACE));
     progress.line(`audit: ${JSON.stringify(settled)}`);
     const reconciles =
@@ -639,7 +750,7 @@ async function runScaleWith(
       measureLatency(client, options, progress),
     );
     const idle = await progress.phase(`idle (${options.idleMs / 1000} s)`, () =>
-      measureIdle(client, controller, options, api),
+      measureIdle(client, { controller, standIns }, options, api),
     );
     const converging = serverPhase(run.server.from, run.server.to);
     rss.stop();
@@ -657,6 +768,8 @@ async function runScaleWith(
       experiments: options.experiments ?? [],
       cacheTrim: options.cacheTrim,
       chain: options.chain,
+      functions: options.functions,
+      grpc: grpcFigures(standIns, run, idle, options.xrs),
       createSeconds: round(run.createSeconds, 2),
       allReadySeconds: run.allReadySeconds === null ? null : round(run.allReadySeconds, 2),
       audit: settled,
@@ -696,6 +809,11 @@ async function runScaleWith(
   });
 }
 
+function functionsMode(text: string): ScaleOptions['functions'] {
+  if (text === 'builtin' || text === 'grpc') return text;
+  throw new Error(`cannot run with --functions ${JSON.stringify(text)}: expected builtin or grpc`);
+}
+
 function optionsFromArgs(argv: readonly string[]): ScaleOptions {
   const { values } = parseArgs({
     args: [...argv],
@@ -713,6 +831,7 @@ function optionsFromArgs(argv: readonly string[]): ScaleOptions {
       'no-cache-trim': { type: 'boolean' },
       'ready-timeout': { type: 'string' },
       chain: { type: 'string' },
+      functions: { type: 'string' },
     },
   });
   const defaults = scaleDefaults();
@@ -732,6 +851,7 @@ function optionsFromArgs(argv: readonly string[]): ScaleOptions {
     experiments: values.experiment ?? [],
     cacheTrim: values['no-cache-trim'] !== true,
     chain: Number(values.chain ?? defaults.chain),
+    functions: functionsMode(values.functions ?? defaults.functions),
     readyTimeoutMs:
       values['ready-timeout'] === undefined ? readyTimeoutFor(xrs) : parseDuration(values['ready-timeout']),
     progress: (line) => process.stderr.write(`${line}\n`),
@@ -741,6 +861,7 @@ function optionsFromArgs(argv: readonly string[]): ScaleOptions {
 const USAGE = `npm run bench:scale -- [--xrs 1000] [--composed 3] [--max-reconcile-rate <n>] [--realtime=false]
     [--controller-cmd "<command>"] [--controller-ready-url <url>] [--idle 2m] [--restart-window 60s]
     [--latency-samples 100] [--experiment reuse-connections] [--no-cache-trim] [--ready-timeout 50m] [--chain 3]
+    [--functions builtin|grpc]
 Prints one JSON object; bench/RESULTS.md explains its figures. Progress goes to stderr.
 `;
 

@@ -1,6 +1,7 @@
 // The API the scale and fault benchmarks compose: a namespaced v2 XRD whose Composition composes M ConfigMaps with
 // the built-in function-patch-and-transform (readinessChecks None, as the upstream figures were measured) followed
-// by function-auto-ready; or, for the function fault, the probe function (a separate gRPC process) composing them.
+// by function-auto-ready, or with both called over gRPC at given endpoints (bench:scale --functions grpc); or, for the
+// function fault, the probe function (a separate gRPC process) composing them.
 import { COMPOSITE_LABEL } from '../../src/controller/index.js';
 import { ENDPOINT_ANNOTATION } from '../../src/functions/index.js';
 import { CONTENT_TYPE, isAlreadyExists, type KubeClient, type KubeObject } from '../../src/kube/index.js';
@@ -114,11 +115,16 @@ function firstStep(api: ScaleApi): Record<string, unknown> {
   return {
     step: 'patch-and-transform',
     functionRef: { name: PT_FUNCTION },
-    input: {
-      apiVersion: 'pt.fn.crossplane.io/v1beta1',
-      kind: 'Resources',
-      resources: Array.from({ length: api.composed }, (_, i) => ptResource(i)),
-    },
+    input: patchAndTransformInput(api.composed),
+  };
+}
+
+/** The patch-and-transform step's input: `composed` ConfigMaps cm-0 .. cm-(composed-1). */
+export function patchAndTransformInput(composed: number): Record<string, unknown> {
+  return {
+    apiVersion: 'pt.fn.crossplane.io/v1beta1',
+    kind: 'Resources',
+    resources: Array.from({ length: composed }, (_, i) => ptResource(i)),
   };
 }
 
@@ -182,6 +188,23 @@ export function endpointFunction(name: string, endpoint: string): KubeObject {
   };
 }
 
+export interface InstallOptions {
+  extra?: ExtraSteps;
+  /**
+   * gRPC targets by Function name: those of patch-and-transform and auto-ready named here carry compositor's endpoint
+   * annotation from their first apply, so compositor calls them there (bench:scale --functions grpc) and never runs
+   * them in-process or as packages.
+   */
+  endpoints?: Readonly<Record<string, string>>;
+}
+
+/** The Function with compositor's endpoint annotation when `endpoints` names it; its package stays upstream's. */
+function atEndpoint(fn: KubeObject, endpoints: Readonly<Record<string, string>>): KubeObject {
+  const endpoint = endpoints[fn.metadata.name];
+  if (endpoint === undefined) return fn;
+  return { ...fn, metadata: { ...fn.metadata, annotations: { [ENDPOINT_ANNOTATION]: endpoint } } };
+}
+
 /**
  * Installs the Functions, the XRD and the Composition, and waits until the API is ready for XRs: the XRD Established,
  * the Composition's first revision stored and the API server's hold on creates of a new CRD over.
@@ -190,13 +213,15 @@ export async function installApi(
   client: KubeClient,
   api: ScaleApi,
   namespace: string,
-  extra?: ExtraSteps,
+  { extra, endpoints = {} }: InstallOptions = {},
 ): Promise<void> {
   await ensureNamespace(client, namespace);
   // compositor's own namespace, as the chart's release namespace exists: the function runtime keeps its certificate
   // Secrets there, and without it compositor retries creating them about once a minute, which is no steady state.
   await ensureNamespace(client, COMPOSITOR_NAMESPACE);
-  for (const fn of [...functions(), ...(extra?.functions ?? [])]) await apply(client, fn);
+  for (const fn of [...functions().map((f) => atEndpoint(f, endpoints)), ...(extra?.functions ?? [])]) {
+    await apply(client, fn);
+  }
   await apply(client, definition(api));
   await apply(client, composition(api, extra));
   await waitUntilServed(client, api);

@@ -22,7 +22,10 @@ export interface ControllerOptions {
   preload?: readonly string[];
   /** Where stdout and stderr go (appended). */
   logFile?: string;
-  /** Environment variables for compositor besides the inherited ones, e.g. COMPOSITOR_CACHE_TRIM=false. */
+  /**
+   * Environment variables for the controller besides the inherited ones, e.g. COMPOSITOR_CACHE_TRIM=false, or where a
+   * benchmark's function processes listen, for another controller's command to use.
+   */
   env?: Readonly<Record<string, string>>;
   /**
    * Another controller's readiness URL (`--controller-ready-url`): start() resolves once it answers 2xx, as it does
@@ -117,7 +120,7 @@ export class ControllerProcess {
         this.child = spawn('sh', ['-c', this.options.command], {
           detached: true,
           stdio: ['ignore', fd, fd],
-          env: { ...process.env, KUBECONFIG: this.options.kubeconfigPath },
+          env: { ...process.env, ...this.options.env, KUBECONFIG: this.options.kubeconfigPath },
         });
         track(this.child);
         this.recordExit(this.child);

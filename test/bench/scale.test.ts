@@ -1,5 +1,6 @@
 // Smoke run of bench/scale.ts with 10 XRs: the JSON it prints has every figure, and the run is correct (every XR
-// Ready with exactly its composed resources, the change made during the restart applied). No timing is asserted.
+// Ready with exactly its composed resources, the change made during the restart applied); then with a dependency
+// chain, and with the two functions over gRPC (5 XRs). No timing is asserted.
 import { expect } from 'chai';
 import { runScale, scaleDefaults, type ScaleResult } from '../../bench/scale.js';
 
@@ -172,5 +173,60 @@ describe('bench: scale with a 3-level dependency chain (smoke, 10 XRs)', functio
     // Without the graph each XR composes its three ConfigMaps in its first reconcile; with it, cm-1 waits for a
     // reconcile that sees cm-0, and cm-2 for one that sees cm-1.
     expect(result.reconcilesPerXr, 'reconciles per XR').to.be.a('number').at.least(3);
+  });
+});
+
+describe('bench: scale with its two functions over gRPC (smoke, 5 XRs)', function () {
+  const xrs = 5;
+  let result: ScaleResult;
+
+  before(async function () {
+    result = await runScale({
+      ...scaleDefaults(),
+      xrs,
+      composed: COMPOSED,
+      functions: 'grpc',
+      idleMs: 2_000,
+      restartWindowMs: 5_000,
+      latencySamples: 3,
+      readyTimeoutMs: 120_000,
+    });
+  });
+
+  it('has every XR Ready with exactly its composed resources', () => {
+    expect(result.functions).to.equal('grpc');
+    expect(result.allReadySeconds, 'all XRs Ready').to.be.a('number');
+    expect(result.audit).to.deep.equal({
+      xrs,
+      ready: xrs,
+      composed: xrs * COMPOSED,
+      missing: 0,
+      duplicated: 0,
+      orphaned: 0,
+      stale: 0,
+    });
+  });
+
+  it('calls both functions over gRPC at least once per XR, and counts them apart from the controller', () => {
+    const grpc = result.grpc;
+    expect(grpc, 'grpc figures').to.not.equal(null);
+    const functions = ['function-patch-and-transform', 'function-auto-ready'];
+    expect(grpc?.endpoints).to.have.all.keys(...functions);
+    for (const fn of functions) {
+      // compositor runs no function in-process here: every XR's pipeline reached both stand-ins.
+      expect(grpc?.callsConverging[fn], `${fn} calls while converging`).to.be.at.least(xrs);
+      expect(grpc?.callsPerNewXr[fn], `${fn} calls per new XR`).to.be.at.least(1);
+      expect(grpc?.callsPerMinuteAtRest[fn], `${fn} calls per minute at rest`).to.be.a('number');
+      expect(grpc?.peakRssMiB[fn], `${fn} peak RSS`).to.be.greaterThan(0);
+      expect(grpc?.idleRssMiB[fn], `${fn} idle RSS`).to.be.greaterThan(0);
+      expect(result.apiServer.converging.cpu.seconds, 'CPU per process').to.have.property(fn);
+    }
+    expect(result.targets.grpcOneCallPerFunctionPerNewXr).to.be.a('boolean');
+  });
+
+  it("reflects composed changes through the stand-in's ToCompositeFieldPath and reconciles the restart's change", () => {
+    expect(result.latency.samples).to.equal(3);
+    expect(result.latency.timedOut).to.equal(0);
+    expect(result.restart.changedReconciledMs, 'changed XR reconciled within the restart window').to.be.a('number');
   });
 });

@@ -4,9 +4,8 @@
 // requirements; then it composes what its input lists (ConfigMaps and Secrets, Ready at once; managed resources and
 // child XRs, whose readiness is left to function-auto-ready), their values drawn from the two required objects.
 // Started by bench/platform.ts: `node --import tsx main.ts --insecure --address <host:port> --counter-address <host:port>`;
-// the counter address serves GET / with {"calls": n}, the RunFunction calls served so far, so the benchmark counts
+// the counter address serves the RunFunction calls served so far (harness/callCounter.ts), so the benchmark counts
 // gRPC calls where they land.
-import { createServer } from 'node:http';
 import {
   Ready,
   requireResource,
@@ -15,6 +14,7 @@ import {
   type ComposeResponse,
   type RunFunctionRequest,
 } from '@crossplane-org/function-sdk-typescript';
+import { countingCalls } from '../../harness/callCounter.js';
 
 /** What one Composition's step asks for (its `input`). */
 export interface PlatformInput {
@@ -29,8 +29,6 @@ export interface PlatformInput {
 }
 
 const ENVIRONMENT_CONFIG = { apiVersion: 'apiextensions.crossplane.io/v1beta1', kind: 'EnvironmentConfig' };
-
-let calls = 0;
 
 interface Settings {
   region: string;
@@ -94,7 +92,6 @@ function addReportingReady(rsp: ComposeResponse, input: PlatformInput, settings:
 }
 
 const compose: ComposeFunction = (req, rsp) => {
-  calls++;
   const input = req.input as unknown as PlatformInput;
   const settings = settingsOf(req, rsp, input);
   if (settings === undefined) return rsp;
@@ -105,28 +102,5 @@ const compose: ComposeFunction = (req, rsp) => {
   return rsp;
 };
 
-/** --counter-address <host:port>, taken out of the arguments the SDK parses. */
-function counterAddress(argv: string[]): { address: string | undefined; rest: string[] } {
-  const rest: string[] = [];
-  let address: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] ?? '';
-    if (arg === '--counter-address') address = argv[++i];
-    else if (arg.startsWith('--counter-address=')) address = arg.slice('--counter-address='.length);
-    else rest.push(arg);
-  }
-  return { address, rest };
-}
-
-const { address, rest } = counterAddress(process.argv.slice(2));
-if (address !== undefined) {
-  const [host, port] = [
-    address.slice(0, address.lastIndexOf(':')),
-    Number(address.slice(address.lastIndexOf(':') + 1)),
-  ];
-  createServer((_, response) => {
-    response.setHeader('content-type', 'application/json');
-    response.end(JSON.stringify({ calls }));
-  }).listen(port, host);
-}
-serve(compose, { name: 'platform-fn', argv: rest });
+const { compose: counted, rest } = countingCalls(compose, process.argv.slice(2));
+serve(counted, { name: 'platform-fn', argv: rest });
