@@ -166,7 +166,11 @@ export class FunctionCaller implements Lifecycle {
     // Measured below the cache: function_run_seconds counts calls that ran, not answers served from the cache.
     const { xfnCacheMaxTtlMs: maxTtlMs } = config;
     const enabled = config.enableFunctionResponseCache && options.responseCache !== false;
-    const cached = withResponseCache(new MeasuredRunner(router, metrics.functionRun), { enabled, maxTtlMs });
+    const cached = withResponseCache(new MeasuredRunner(router, metrics.functionRun), {
+      enabled,
+      maxTtlMs,
+      metrics: metrics.functionResponseCache,
+    });
     // Outermost, so nothing past a limit is cached, digested or read by the pipeline.
     return new LimitedRunner(cached, { maxComposedResources: config.maxComposedResources });
   }

@@ -43,7 +43,7 @@ export {
   RememberedRequirements,
   type RequirementsMemory,
 } from './rememberedRequirements.js';
-export { CachingRunner, withResponseCache, type CacheDeps } from './cache.js';
+export { CachingRunner, withResponseCache, type CacheDeps, type CacheMetrics } from './cache.js';
 export { MeasuredRunner } from './measuredRunner.js';
 export {
   checkResponse,

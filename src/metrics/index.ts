@@ -28,6 +28,19 @@ export interface Metrics {
    * spent, by budget (`object`, `process`) and Event reason. Warnings are never suppressed.
    */
   eventsSuppressed: Counter<'budget' | 'reason'>;
+  /**
+   * function_run_function_response_cache_{hits,misses,writes,deletes}_total and _bytes_{written,deleted}_total
+   * {function_name}: the response cache, under Crossplane's names.
+   */
+  functionResponseCache: FunctionResponseCacheMetrics;
+}
+
+/** The response cache's readings, by function (functions/cache.ts reports through it). */
+export interface FunctionResponseCacheMetrics {
+  hit(functionName: string): void;
+  miss(functionName: string): void;
+  written(functionName: string, bytes: number): void;
+  deleted(functionName: string, bytes: number): void;
 }
 
 /** What a composite controller reports about its XRs at scrape time. */
@@ -138,12 +151,45 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
       labelNames: ['budget', 'reason'],
       registers: [registry],
     }),
+    functionResponseCache: createFunctionResponseCacheMetrics(registry),
     externalCalls: new Counter({
       name: 'external_calls_total',
       help: 'Calls managed-resource reconcilers made to external systems, by provider and operation.',
       labelNames: ['provider', 'operation'],
       registers: [registry],
     }),
+  };
+}
+
+function createFunctionResponseCacheMetrics(registry: Registry): FunctionResponseCacheMetrics {
+  const counter = (name: string, help: string): Counter<'function_name'> =>
+    new Counter({
+      name: `function_run_function_response_cache_${name}`,
+      help,
+      labelNames: ['function_name'],
+      registers: [registry],
+    });
+  const hits = counter('hits_total', 'Total number of RunFunctionResponse cache hits.');
+  const misses = counter('misses_total', 'Total number of RunFunctionResponse cache misses.');
+  const writes = counter('writes_total', 'Total number of RunFunctionResponses cache writes.');
+  const deletes = counter('deletes_total', 'Total number of RunFunctionResponses cache deletes.');
+  const bytesWritten = counter('bytes_written_total', 'Total number of RunFunctionResponse bytes written.');
+  const bytesDeleted = counter('bytes_deleted_total', 'Total number of RunFunctionResponse bytes deleted.');
+  return {
+    hit: (fn) => {
+      hits.inc({ function_name: fn });
+    },
+    miss: (fn) => {
+      misses.inc({ function_name: fn });
+    },
+    written: (fn, bytes) => {
+      writes.inc({ function_name: fn });
+      bytesWritten.inc({ function_name: fn }, bytes);
+    },
+    deleted: (fn, bytes) => {
+      deletes.inc({ function_name: fn });
+      bytesDeleted.inc({ function_name: fn }, bytes);
+    },
   };
 }
 

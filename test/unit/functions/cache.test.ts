@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import {
   CachingRunner,
   withResponseCache,
+  type CacheMetrics,
   type FunctionCall,
   type FunctionRunner,
   type RunFunctionResponse,
@@ -114,10 +115,10 @@ describe('functions/response cache byte budget', () => {
   const callFor = (value: string): FunctionCall => ({ functionName: 'fn', request: { input: { value } } });
 
   it('keeps the stored responses within maxBytes, forgetting the oldest first', async () => {
-    const inner = payloads(1000);
+    const inner = payloads(2000);
     const runner = new CachingRunner(inner, { clock: { now: () => 0 }, maxBytes: 5000 });
     for (const value of ['a', 'b', 'c', 'd']) await runner.run(callFor(value));
-    // Each response is about 2,000 bytes (two bytes a character): two fit.
+    // Each response is a little over 2,000 bytes serialised (one byte a character): two fit.
     expect(runner.size).to.equal(2);
     expect(runner.sizeBytes).to.be.at.most(5000);
     await runner.run(callFor('d'));
@@ -133,5 +134,90 @@ describe('functions/response cache byte budget', () => {
     expect(inner.calls).to.equal(2);
     expect(runner.size).to.equal(0);
     expect(runner.sizeBytes).to.equal(0);
+  });
+});
+
+describe('functions/response cache slots', () => {
+  /** A function answering with a TTL, echoing its input, counting its calls. */
+  function echoing(): FunctionRunner & { calls: number } {
+    const runner = {
+      calls: 0,
+      run: (call: FunctionCall): Promise<RunFunctionResponse> => {
+        runner.calls++;
+        return Promise.resolve({
+          meta: { ttlMs: HOUR },
+          desired: {
+            resources: {
+              a: { resource: { input: call.request.input ?? {} }, connectionDetails: { k: new Uint8Array([1, 2]) } },
+            },
+          },
+        });
+      },
+    };
+    return runner;
+  }
+  /** A call of step `step` for the XR with `uid`, with `value` standing for everything else in its request. */
+  const xrCall = (uid: string, value: string, step = 's'): FunctionCall => ({
+    functionName: 'fn',
+    step,
+    request: { observed: { composite: { resource: { metadata: { uid } } } }, input: { value } },
+  });
+
+  it("keeps an XR's two latest responses per step: an older request is called again", async () => {
+    const inner = echoing();
+    const runner = new CachingRunner(inner, { clock: { now: () => 0 } });
+    for (const value of ['a', 'b', 'c']) await runner.run(xrCall('uid-1', value));
+    expect(runner.size, 'one slot, two responses').to.equal(2);
+    await runner.run(xrCall('uid-1', 'b'));
+    await runner.run(xrCall('uid-1', 'c'));
+    expect(inner.calls, 'b and c were hits').to.equal(3);
+    await runner.run(xrCall('uid-1', 'a'));
+    expect(inner.calls, 'a had been dropped from the slot').to.equal(4);
+  });
+
+  it('keeps the slots of other XRs and other steps apart', async () => {
+    const inner = echoing();
+    const runner = new CachingRunner(inner, { clock: { now: () => 0 } });
+    for (const uid of ['uid-1', 'uid-2']) for (const value of ['a', 'b', 'c']) await runner.run(xrCall(uid, value));
+    await runner.run(xrCall('uid-1', 'c', 'other'));
+    expect(runner.size).to.equal(5);
+    await runner.run(xrCall('uid-2', 'c'));
+    await runner.run(xrCall('uid-1', 'c'));
+    expect(inner.calls, 'both XRs kept their latest').to.equal(7);
+  });
+
+  it('answers a hit with a copy of its own, bytes included', async () => {
+    const inner = echoing();
+    const runner = new CachingRunner(inner, { clock: { now: () => 0 } });
+    const first = await runner.run(xrCall('uid-1', 'a'));
+    const hit = await runner.run(xrCall('uid-1', 'a'));
+    expect(hit).to.deep.equal(first);
+    const details = hit.desired?.resources?.a?.connectionDetails?.k;
+    expect(details).to.be.instanceOf(Uint8Array);
+    if (hit.desired?.resources?.a) hit.desired.resources.a.resource = { changed: true };
+    expect(await runner.run(xrCall('uid-1', 'a'))).to.deep.equal(first);
+    expect(inner.calls).to.equal(1);
+  });
+
+  it('counts hits, misses, writes and deletes by function', async () => {
+    const seen: string[] = [];
+    const metrics: CacheMetrics = {
+      hit: (fn) => seen.push(`hit ${fn}`),
+      miss: (fn) => seen.push(`miss ${fn}`),
+      written: (fn, bytes) => seen.push(`written ${fn} ${bytes > 0}`),
+      deleted: (fn, bytes) => seen.push(`deleted ${fn} ${bytes > 0}`),
+    };
+    const runner = new CachingRunner(echoing(), { clock: { now: () => 0 }, metrics });
+    for (const value of ['a', 'a', 'b', 'c']) await runner.run(xrCall('uid-1', value));
+    expect(seen).to.deep.equal([
+      'miss fn',
+      'written fn true',
+      'hit fn',
+      'miss fn',
+      'written fn true',
+      'miss fn',
+      'deleted fn true',
+      'written fn true',
+    ]);
   });
 });
