@@ -409,7 +409,7 @@ export const START_FLAGS: readonly FlagDefinition[] = [
     kind: 'boolean',
     default: 'true',
     description:
-      'Once start-up is done (before /readyz passes), and once the process has been idle for 10 s with at least 64 MiB of unused heap (at most once a minute), run one full compacting garbage collection, so the memory start-up or a burst of work took goes back to the OS and the settled RSS stays flat. The pause, a few hundred ms at 10,000 XRs, falls before readiness or in idle time. false: leave it to V8, which may keep the peak.',
+      'Once start-up is done (before /readyz passes), and once the process has been idle for 10 s with at least 32 MiB of unused heap (at most once a minute), run one full compacting garbage collection, so the memory start-up or a burst of work took goes back to the OS and the settled RSS stays flat. The pause, a few hundred ms at 10,000 XRs, falls before readiness or in idle time. false: leave it to V8, which may keep the peak.',
   },
   {
     name: 'heap-growth-percent',

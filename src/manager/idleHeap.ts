@@ -25,7 +25,7 @@ export interface CompactionPolicy {
 
 export const DEFAULT_COMPACTION_POLICY: CompactionPolicy = {
   idleUtilization: 0.05,
-  minSlackBytes: 64 * MIB,
+  minSlackBytes: 32 * MIB,
   minGapMs: 60_000,
 };
 

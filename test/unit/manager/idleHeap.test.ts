@@ -42,7 +42,10 @@ describe('manager/idleHeap', () => {
 
   it('never compacts a busy process, a heap without slack, or twice within a minute', () => {
     expect(shouldCompact({ ...idle, utilization: 0.4 }), 'busy').to.equal(false);
-    expect(shouldCompact({ ...idle, committedBytes: 190 * MIB }), '40 MiB of slack').to.equal(false);
+    expect(shouldCompact({ ...idle, committedBytes: 170 * MIB }), '20 MiB of slack').to.equal(false);
+    expect(shouldCompact({ ...idle, committedBytes: 190 * MIB }), '40 MiB of slack is worth giving back').to.equal(
+      true,
+    );
     expect(shouldCompact({ ...idle, sinceLastMs: 30_000 }), '30 s after the last one').to.equal(false);
     expect(shouldCompact({ ...idle, sinceLastMs: 60_000 }), 'a minute after the last one').to.equal(true);
   });
