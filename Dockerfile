@@ -45,5 +45,6 @@ RUN ln -s /app/bin/compositor.js /usr/local/bin/compositor
 USER 65532:65532
 # 8080: /metrics (--metrics-bind-address); 8081: /healthz and /readyz (--health-probe-bind-address).
 EXPOSE 8080 8081
-ENTRYPOINT ["node", "bin/compositor.js"]
+# The Node.js flags of src/manager/nodeFlags.ts (a test keeps the two the same).
+ENTRYPOINT ["node", "--max-semi-space-size=16", "bin/compositor.js"]
 CMD ["start"]

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/apis/index.js';
 import { flagDefaults } from '../../src/cli/flags.js';
+import { NODE_FLAGS } from '../../src/manager/nodeFlags.js';
 import { freePort } from '../../e2e/controlplane/ports.js';
 import { scrape, type Sample } from './metrics.js';
 import { sleep, until } from './util.js';
@@ -98,12 +99,12 @@ export class ControllerProcess {
   private entry(): string[] {
     if (this.mode === 'source') {
       const preload = (this.options.preload ?? []).flatMap((module) => ['--import', module]);
-      return ['--import', 'tsx', ...preload, join(packageRoot(), 'src', 'cli', 'main.ts')];
+      return [...NODE_FLAGS, '--import', 'tsx', ...preload, join(packageRoot(), 'src', 'cli', 'main.ts')];
     }
     if (!existsSync(join(packageRoot(), 'dist', 'src', 'cli', 'main.js'))) {
       throw new Error('compositor is not built: run `npm run build` first (the npm bench scripts do)');
     }
-    return [join(packageRoot(), 'bin', 'compositor.js')];
+    return [...NODE_FLAGS, join(packageRoot(), 'bin', 'compositor.js')];
   }
 
   get log(): string {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { packageRoot } from '../../src/apis/index.js';
 import { CONTENT_TYPE, Discovery, type KubeClient, type KubeObject } from '../../src/kube/index.js';
+import { NODE_FLAGS } from '../../src/manager/nodeFlags.js';
 import { startFunction, type FunctionProcess } from '../../test/functions/process.js';
 import { ControlPlane } from '../controlplane/index.js';
 import { freePort } from '../controlplane/ports.js';
@@ -82,7 +83,7 @@ export class LocalTarget implements E2eTarget {
     ];
     const log = openSync(join(this.dir, 'compositor.log'), 'a');
     writeFileSync(log, `--- compositor ${args.join(' ')}\n`);
-    this.process = spawn(process.execPath, [CLI, ...args], {
+    this.process = spawn(process.execPath, [...NODE_FLAGS, CLI, ...args], {
       cwd: packageRoot(),
       stdio: ['ignore', log, log],
       env: { ...process.env, ...containerEnv(compositorContainer(objects)), KUBECONFIG: '' },
