@@ -6,12 +6,9 @@
 // message, and a Warning event; nothing installed is deleted. With a dependency manager and skipDependencyResolution
 // false, an active revision records itself and its dependencies (dependsOn) in the Lock before establishing anything,
 // and is not healthy until they are installed at valid versions; an inactive one removes itself from the Lock.
-// ImageConfigs apply to the pull (pull.ts): status.resolvedImage is the reference pulled, appliedImageConfigRefs the
-// ImageConfigs used, Verified says a requested signature verification was not done, and a change of an ImageConfig
-// re-queues the revisions it matches. spec.image stays the reference as written.
-// A kind with a runtime (a Provider) runs its hooks (runtime.ts) as upstream's package runtime controller does, in
-// the same pass: pre before establishing (so webhooks point at its Service), post once the revision is healthy, its
-// RuntimeHealthy written with RevisionHealthy, and deactivate for an inactive revision. A runtime not healthy yet is
+// ImageConfigs apply to the pull (pull.ts), the status says what they did (imageStatus.ts), and a change of an
+// ImageConfig re-queues the revisions it matches.
+// A kind with a runtime (a Provider) runs its hooks in the same pass (runtimeHooks.ts). A runtime not healthy yet is
 // looked at again every runtimePollMs: Deployments are not watched.
 import type { Logger } from 'pino';
 import { errorMessage, type Clock } from '../../base/index.js';
@@ -19,15 +16,7 @@ import { ControllerShell, watchKind, type ControllerContext, type ControllerSett
 import { getIfExists, isConflict } from '../../kube/index.js';
 import type { ReconcileResult } from '../../queue/index.js';
 import type { Lifecycle } from '../../lifecycle/index.js';
-import {
-  appliedRefsField,
-  runtimeImageOf,
-  IMAGE_CONFIG,
-  imageConfigKeys,
-  ImageConfigStore,
-  verificationCondition,
-  type ImageResolution,
-} from '../imageconfig/index.js';
+import { IMAGE_CONFIG, imageConfigKeys, ImageConfigStore } from '../imageconfig/index.js';
 import type { DependencyManager } from '../lock/manager.js';
 import { LABEL_PARENT_PACKAGE } from '../names.js';
 import {
@@ -40,15 +29,17 @@ import {
   type FetchedPackage,
   type PackageClient,
 } from '../xpkg/index.js';
-import { health } from '../conditions.js';
 import { revisionHealth } from './conditions.js';
 import { ControlRefusedError, Establisher } from './establisher.js';
+import { imageStatus, type ImageStatus } from './imageStatus.js';
 import { CONFIGURATION_KIND, controllerNameOf, type PackageKindSpec } from './kind.js';
 import { CROSSPLANE_VERSION } from './names.js';
 import { handlePause } from './paused.js';
 import { preparePull } from './pull.js';
-import type { PreparedRuntime, RevisionRuntime, RuntimeImage, WebhookTarget } from './runtime.js';
-import { writeStatus } from './status.js';
+import { ReportedError } from './reportedError.js';
+import type { RevisionRuntime, WebhookTarget } from './runtime.js';
+import { RuntimeHooks } from './runtimeHooks.js';
+import { revisionStatusTarget, writeStatus } from './status.js';
 import type { Condition } from '../types.js';
 import type { ConfigurationRevision, ObjectRef, OwnerReference } from './types.js';
 
@@ -80,19 +71,6 @@ const REASON = {
   dependencies: 'ResolveDependencies',
 } as const;
 
-/** Upstream's runtime controller messages (internal/controller/pkg/runtime/reconciler.go). */
-const RUNTIME = {
-  pre: 'pre establish runtime hook failed for package',
-  post: 'post establish runtime hook failed for package',
-  waiting: 'Package revision is not healthy yet',
-  configured: 'Successfully configured package revision',
-} as const;
-
-/** A failure already reported on the revision; the queue retries it with backoff. */
-class ReportedError extends Error {
-  override readonly name = 'ReportedError';
-}
-
 export class ConfigurationRevisionController implements Lifecycle {
   readonly name: string;
   private readonly shell: ControllerShell;
@@ -100,12 +78,23 @@ export class ConfigurationRevisionController implements Lifecycle {
   private readonly logger: Logger;
   private readonly kind: PackageKindSpec;
   private readonly imageConfigs: ImageConfigStore;
+  private readonly runtime: RuntimeHooks;
 
   constructor(private readonly options: ConfigurationRevisionControllerOptions) {
     this.kind = options.kind ?? CONFIGURATION_KIND;
     this.name = controllerNameOf(this.kind.revision);
     this.establisher = new Establisher(options);
     this.logger = options.logger.child({ controller: this.name });
+    this.runtime = new RuntimeHooks({
+      runtime: options.runtime,
+      client: options.client,
+      clock: options.clock,
+      kind: this.kind,
+      logger: this.logger,
+      event: (rev, type, message) => {
+        this.event(rev, type, REASON.sync, message);
+      },
+    });
     this.shell = new ControllerShell({
       ...options,
       name: this.name,
@@ -145,13 +134,13 @@ export class ConfigurationRevisionController implements Lifecycle {
     if (rev === undefined || (await this.stopsHere(rev, path, signal))) return {};
     const self = ownerRefTo(this.kind, rev);
     if (rev.spec.desiredState !== 'Active' && (await this.deactivate(rev, self, signal))) return {};
-    const prepared = await this.pre(rev, signal);
+    const prepared = await this.runtime.pre(rev, signal);
     const fetched = await this.fetch(rev, signal);
     if (fetched === undefined) return {};
     const { pkg, image } = fetched;
     const counts = await this.resolveDependencies(rev, pkg, image, signal);
     const refs = await this.install(rev, pkg, { self, image, webhook: prepared?.webhook }, signal);
-    const runtime = await this.post(rev, signal, image.runtime);
+    const runtime = await this.runtime.post(rev, signal, image.runtime);
     // capabilities: the metadata's, copied as upstream's revision reconciler does (omitempty: none is no field); the
     // RBAC roles of a safe-start provider read them.
     const fields = {
@@ -166,72 +155,13 @@ export class ConfigurationRevisionController implements Lifecycle {
     return { requeueAfterMs: this.options.runtimePollMs ?? 5_000 };
   }
 
-  /** The runtime's pre hook for an active revision; a failure is its RuntimeHealthy, retried with backoff. */
-  private async pre(rev: ConfigurationRevision, signal: AbortSignal): Promise<PreparedRuntime | undefined> {
-    const runtime = this.options.runtime;
-    if (runtime === undefined || rev.spec.desiredState !== 'Active') return undefined;
-    try {
-      return await runtime.pre(rev, signal);
-    } catch (err) {
-      const message = `${RUNTIME.pre}: ${errorMessage(err, { cause: true })}`;
-      await this.failRuntime(rev, message, signal);
-      throw new ReportedError(message, { cause: err });
-    }
-  }
-
-  /**
-   * The runtime's post hook once the revision's objects are established: RuntimeHealthy True, or False while the
-   * Deployment is not available (upstream words that as a failed hook too). A failed write is retried with backoff.
-   */
-  private async post(
-    rev: ConfigurationRevision,
-    signal: AbortSignal,
-    image: RuntimeImage | undefined,
-  ): Promise<Condition | undefined> {
-    const runtime = this.options.runtime;
-    if (runtime === undefined || rev.spec.desiredState !== 'Active') return undefined;
-    let result: Awaited<ReturnType<RevisionRuntime['post']>>;
-    try {
-      result = await runtime.post(rev, signal, image);
-    } catch (err) {
-      const message = `${RUNTIME.post}: ${errorMessage(err, { cause: true })}`;
-      await this.failRuntime(rev, message, signal);
-      throw new ReportedError(message, { cause: err });
-    }
-    const previous = rev.status?.conditions?.find((c) => c.type === 'RuntimeHealthy');
-    if (result.healthy === true) {
-      if (previous?.status !== 'True') this.event(rev, 'Normal', REASON.sync, RUNTIME.configured);
-      return health('RuntimeHealthy', true);
-    }
-    const message = `${RUNTIME.post}: ${result.message ?? 'unknown'}`;
-    if (previous?.message !== message) this.event(rev, 'Warning', REASON.sync, message);
-    return health('RuntimeHealthy', false, message);
-  }
-
-  /** RuntimeHealthy False with why, and a Warning event when that is new. */
-  private async failRuntime(rev: ConfigurationRevision, message: string, signal: AbortSignal): Promise<void> {
-    const previous = rev.status?.conditions?.find((c) => c.type === 'RuntimeHealthy');
-    if (previous?.message !== message) this.event(rev, 'Warning', REASON.sync, message);
-    await writeStatus(
-      this.options,
-      statusOf(this.kind, rev),
-      { conditions: [health('RuntimeHealthy', false, message)] },
-      signal,
-    ).catch((err: unknown) => {
-      this.logger.debug(
-        { revision: rev.metadata.name, err: errorMessage(err) },
-        'cannot update package revision status',
-      );
-    });
-  }
-
   /**
    * An inactive revision leaves the Lock, stops its runtime and gives up control of what it installed; true when that
    * is all there is to do (it installed something), false when its objects are still to be owned.
    */
   private async deactivate(rev: ConfigurationRevision, self: OwnerReference, signal: AbortSignal): Promise<boolean> {
     await this.leaveLock(rev, signal);
-    await this.options.runtime?.deactivate(rev, signal);
+    await this.runtime.deactivate(rev, signal);
     if ((rev.status?.objectRefs?.length ?? 0) === 0) return false;
     await this.establisher.release(rev.status?.objectRefs ?? [], self, signal).catch((err: unknown) => {
       const message = `cannot deactivate package revision: ${errorMessage(err, { cause: true })}`;
@@ -374,7 +304,7 @@ export class ConfigurationRevisionController implements Lifecycle {
     const conditions = [revisionHealth(), ...(image?.conditions ?? []), ...(runtime === undefined ? [] : [runtime])];
     await writeStatus(
       this.options,
-      statusOf(this.kind, rev),
+      revisionStatusTarget(this.kind, rev),
       { conditions, ...(image ? { fields: image.fields } : {}) },
       signal,
     );
@@ -389,13 +319,9 @@ export class ConfigurationRevisionController implements Lifecycle {
   ): Promise<void> {
     const previous = rev.status?.conditions?.find((c) => c.type === 'RevisionHealthy');
     if (previous?.message !== message) this.event(rev, 'Warning', reason, message);
-    const all = [revisionHealth(message), ...(conditions ?? [])];
-    // As upstream's runtime controller, which runs nothing for a revision that is not healthy.
-    if (this.options.runtime !== undefined && rev.spec.desiredState === 'Active') {
-      all.push(health('RuntimeHealthy', false, RUNTIME.waiting));
-    }
+    const all = [revisionHealth(message), ...(conditions ?? []), ...this.runtime.whileUnhealthy(rev)];
     const updates = { conditions: all, ...(fields ? { fields } : {}) };
-    await writeStatus(this.options, statusOf(this.kind, rev), updates, signal).catch((err: unknown) => {
+    await writeStatus(this.options, revisionStatusTarget(this.kind, rev), updates, signal).catch((err: unknown) => {
       this.logger.debug(
         { revision: rev.metadata.name, err: errorMessage(err) },
         'cannot update package revision status',
@@ -440,41 +366,4 @@ function capabilitiesField(rev: ConfigurationRevision, pkg: FetchedPackage): { c
 
 function ownerRefTo(kind: PackageKindSpec, rev: ConfigurationRevision): OwnerReference {
   return { ...kind.revision, name: rev.metadata.name, uid: rev.metadata.uid ?? '' };
-}
-
-function statusOf(
-  kind: PackageKindSpec,
-  rev: ConfigurationRevision,
-): {
-  path: string;
-  stored: ConfigurationRevision['status'] & Record<string, unknown>;
-} {
-  return {
-    path: `${kind.revisions}/${rev.metadata.name}`,
-    stored: rev.status as ConfigurationRevision['status'] & Record<string, unknown>,
-  };
-}
-
-/** What the ImageConfigs did to a revision's pull, as its status says it: fields and the Verified condition. */
-interface ImageStatus {
-  fields: Record<string, unknown>;
-  conditions: Condition[];
-  /** What a runtime runs: the reference pulled, the ImageConfigs' pull secret and runtime config. */
-  runtime?: RuntimeImage;
-}
-
-/**
- * resolvedImage is the revision's field (upstream's ResolvedPackage is serialized so); resolvedPackage is the
- * package's, which the revision's schema would prune, so a write of it would never settle.
- */
-function imageStatus(rev: ConfigurationRevision, resolution: ImageResolution): ImageStatus {
-  const verified = verificationCondition(resolution, rev.status?.conditions);
-  return {
-    fields: {
-      resolvedImage: resolution.resolvedRef,
-      ...appliedRefsField(rev.status?.appliedImageConfigRefs, resolution),
-    },
-    conditions: verified ? [verified] : [],
-    runtime: runtimeImageOf(resolution),
-  };
 }

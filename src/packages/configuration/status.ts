@@ -4,6 +4,8 @@ import { dateOf, systemClock, type Clock } from '../../base/index.js';
 import { sameConditions, setConditions } from '../../controller/index.js';
 import { CONTENT_TYPE, type KubeClient } from '../../kube/index.js';
 import type { Condition } from '../types.js';
+import type { PackageKindSpec } from './kind.js';
+import type { ConfigurationRevision } from './types.js';
 
 export interface StatusTarget {
   path: string;
@@ -31,4 +33,18 @@ export async function writeStatus(
     contentType: CONTENT_TYPE.mergePatch,
     signal,
   });
+}
+
+/** A revision's status as stored, and where the revision's kind writes it. */
+export function revisionStatusTarget(
+  kind: PackageKindSpec,
+  rev: ConfigurationRevision,
+): {
+  path: string;
+  stored: ConfigurationRevision['status'] & Record<string, unknown>;
+} {
+  return {
+    path: `${kind.revisions}/${rev.metadata.name}`,
+    stored: rev.status as ConfigurationRevision['status'] & Record<string, unknown>,
+  };
 }
