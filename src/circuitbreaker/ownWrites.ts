@@ -11,6 +11,8 @@ export interface EchoBound {
 export interface OwnWritesOptions {
   /** Objects remembered at most; the least recently written is forgotten first. */
   maxObjects?: number;
+  /** Written objects kept to answer reads from a cache behind them (see remember); the oldest is forgotten first. */
+  maxAhead?: number;
   /** Resource versions remembered per object, for several writes landing before their first echo arrives. */
   versionsPerObject?: number;
 }
@@ -35,8 +37,15 @@ export class OwnWrites {
   /** Writes in progress by object identity (kind, namespace, name: a create has no uid yet). */
   private readonly inFlight = new Map<string, { count: number; settled: Promise<void>; settle: () => void }>();
   private readonly versionsPerObject: number;
+  /**
+   * What our last write of some objects returned, by API version, kind, namespace and name, with the versions a cache
+   * that has not caught up with it may still show: the one that write replaced (none for a creation), and those our
+   * earlier writes replaced while the cache was behind them too.
+   */
+  private readonly ahead: LruMap<string, { written: WatchedObject; replaced: Set<string | undefined> }>;
 
   constructor(options: OwnWritesOptions = {}) {
+    this.ahead = new LruMap({ max: options.maxAhead ?? 10_000 });
     this.versions = new LruMap({
       max: options.maxObjects ?? 50_000,
       onEvict: (uid, known) => {
@@ -145,8 +154,54 @@ export class OwnWrites {
     return last === undefined || last.echoed || last.version === object.metadata?.resourceVersion;
   }
 
+  /**
+   * Keeps what a write returned and the version it replaced (`replaced`, the resourceVersion of the copy the writer
+   * read; undefined when it created the object), so that a read from a cache still behind the write is answered with
+   * what was written (aheadOfCache) rather than with the copy from before, which would make the reader write the same
+   * again or ask the API server.
+   */
+  remember(written: WatchedObject, replaced: string | undefined): void {
+    const version = written.metadata?.resourceVersion;
+    if (version === undefined) return;
+    const key = aheadKey(written);
+    const before = this.ahead.peek(key);
+    // Written over our own earlier write the cache had not caught up with: it may still show what that one replaced.
+    const chain = before?.written.metadata?.resourceVersion === replaced ? before?.replaced : undefined;
+    this.ahead.set(key, { written, replaced: new Set([...(chain ?? []), replaced]) });
+  }
+
+  /**
+   * The object as our last write returned it, when the cached copy is one that write replaced: none at all while the
+   * echo of the write that created it has not come, or exactly a version it replaced. Any other copy (the write's
+   * echo, a later change by someone else, a new object of the same name) is at least as new, and undefined is
+   * returned: the cache answers.
+   */
+  aheadOfCache(
+    ref: { apiVersion: string; kind: string; name: string; namespace?: string },
+    cached: WatchedObject | undefined,
+  ): WatchedObject | undefined {
+    if (this.ahead.size === 0) return undefined;
+    const entry = this.ahead.peek(aheadKey({ apiVersion: ref.apiVersion, kind: ref.kind, metadata: ref }));
+    if (entry === undefined || !entry.replaced.has(cached?.metadata?.resourceVersion)) return undefined;
+    if (cached === undefined) {
+      // Not in the cache: only while the creation's echo has not come. Once it has, or the object was deleted since
+      // (forget), the cache's "none" is news.
+      const { uid, resourceVersion } = entry.written.metadata ?? {};
+      if (uid === undefined || resourceVersion === undefined || this.writeOf(uid, resourceVersion)?.echoed !== false) {
+        return undefined;
+      }
+    }
+    return entry.written;
+  }
+
+  /** Stops answering for an object (aheadOfCache): the writer deleted it. */
+  letGo(object: WatchedObject): void {
+    if (this.ahead.size > 0) this.ahead.delete(aheadKey(object));
+  }
+
   /** Drops what is known about a deleted object. */
   forget(object: WatchedObject): void {
+    this.letGo(object);
     const uid = object.metadata?.uid;
     if (uid !== undefined) this.forgetUid(uid);
   }
@@ -178,6 +233,12 @@ export class OwnWrites {
   get size(): number {
     return this.versions.size;
   }
+}
+
+/** An object's API version, kind, namespace and name: kinds of one name in two groups do not collide. */
+function aheadKey(object: WatchedObject): string {
+  const { apiVersion = '', kind = '', metadata = {} } = object;
+  return `${apiVersion}/${kind}/${metadata.namespace ?? ''}/${metadata.name ?? ''}`;
 }
 
 function identity(object: WatchedObject): string {

@@ -3,6 +3,7 @@
  * this pure module importing anything from Kubernetes.
  */
 export interface WatchedObject {
+  apiVersion?: string;
   kind?: string;
   metadata?: {
     name?: string;

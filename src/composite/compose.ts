@@ -2,7 +2,7 @@ import { distinctKinds } from '../apis/index.js';
 import { isApplied, type StatusDraft, type Xr, type XrType } from '../controller/index.js';
 import type { PipelineOutput, Resources } from '../functions/index.js';
 import type { Discovery, EventInput, EventSink } from '../kube/index.js';
-import type { ComposedObject } from './composed.js';
+import { withoutManagedFields, type ComposedObject } from './composed.js';
 import type { ComposedCache } from './composedCache.js';
 import type { Applied, ComposedResources, DesiredResource } from './composedClient.js';
 import type { CompositionSelector } from './compositionSelector.js';
@@ -275,14 +275,6 @@ function outcome(
     readyOverride: ready === 'READY_TRUE' || ready === 'READY_FALSE' ? ready : undefined,
     ...held,
   };
-}
-
-/** As the informer caches keep objects (src/watch/trim.ts): managedFields, which no function needs, dropped. */
-function withoutManagedFields(object: ComposedObject): ComposedObject {
-  const { managedFields: _dropped, ...metadata } = object.metadata as ComposedObject['metadata'] & {
-    managedFields?: unknown;
-  };
-  return { ...object, metadata };
 }
 
 function requiredKey(required: readonly RequiredWatch[]): string {

@@ -107,3 +107,11 @@ function validateName(object: ComposedObject, resourceName: string): void {
     );
   }
 }
+
+/** As the informer caches keep objects (src/watch/trim.ts): managedFields, which no function needs, dropped. */
+export function withoutManagedFields(object: ComposedObject): ComposedObject {
+  const { managedFields: _dropped, ...metadata } = object.metadata as ComposedObject['metadata'] & {
+    managedFields?: unknown;
+  };
+  return { ...object, metadata };
+}

@@ -18,7 +18,7 @@ import {
   type EventSink,
 } from '../kube/index.js';
 import type { ApplyDeps } from './apply.js';
-import { controllerOf, RESOURCE_NAME_ANNOTATION, type ComposedObject } from './composed.js';
+import { controllerOf, RESOURCE_NAME_ANNOTATION, withoutManagedFields, type ComposedObject } from './composed.js';
 import { appliesAs, composedFieldOwner, previousComposedFieldOwner, type ManagedFieldsEntry } from './fieldOwners.js';
 import type { ComposedCache } from './composedCache.js';
 import { mapLimited } from './limitedParallel.js';
@@ -136,7 +136,9 @@ export class ComposedClient implements ComposedResources {
       this.limit,
       async ({ name, object }) => {
         const conflict = observed.has(name) ? undefined : await this.conflictOf(xr, name, object, signal);
-        const refusal = conflict ?? (await this.applyOne(xr, { name, object }, { signal, written, returned }));
+        const replaced = observed.get(name)?.metadata.resourceVersion;
+        const into = { signal, written, returned, replaced };
+        const refusal = conflict ?? (await this.applyOne(xr, { name, object }, into));
         if (refusal === undefined) return false;
         this.options.events.event(xr, { type: 'Warning', reason: 'ComposeResources', message: refusal });
         return true;
@@ -166,7 +168,13 @@ export class ComposedClient implements ComposedResources {
   private async applyOne(
     xr: Xr,
     { name, object }: Pick<DesiredResource, 'name' | 'object'>,
-    into: { signal: AbortSignal; written: ComposedObject[]; returned: Map<string, ComposedObject> },
+    into: {
+      signal: AbortSignal;
+      written: ComposedObject[];
+      returned: Map<string, ComposedObject>;
+      /** The resourceVersion of the observed copy this write replaces; undefined when there was none. */
+      replaced: string | undefined;
+    },
   ): Promise<string | undefined> {
     const { signal } = into;
     try {
@@ -175,6 +183,7 @@ export class ComposedClient implements ComposedResources {
       const { client, discovery, ownWrites } = this.options;
       const echoes = trackEcho ? ownWrites : undefined;
       const result = await serverSideApply<ComposedObject>(client, discovery, object, { fieldManager, echoes, signal });
+      if (trackEcho) ownWrites.remember(withoutManagedFields(result), into.replaced);
       await this.releasePreviousOwner(xr, result, { signal, trackEcho });
       if (trackEcho) into.written.push(result);
       into.returned.set(name, result);
@@ -239,6 +248,12 @@ export class ComposedClient implements ComposedResources {
     const store = composed.store(ref.apiVersion, ref.kind);
     if (store) {
       const cached = store.get(info.namespaced && namespace ? `${namespace}/${ref.name}` : ref.name);
+      // While the watch has not caught up with this controller's last write of the object, that write's result:
+      // what the object is now, without an API read, and without writing the same again.
+      const ahead = this.isOwnKind(ref)
+        ? undefined
+        : this.options.ownWrites.aheadOfCache({ ...ref, namespace }, cached);
+      if (ahead !== undefined) return ahead as ComposedObject;
       if (!live.has(kindKey(ref)) || this.showsLastWrite(ref, cached)) return cached;
     }
     composed.readBeforeSync(ref.apiVersion, ref.kind, objectKey(xr));
@@ -256,8 +271,10 @@ export class ComposedClient implements ComposedResources {
   }
 
   private async deleteOne(xr: Xr, name: string, object: ComposedObject, signal: AbortSignal): Promise<void> {
-    const { client, discovery } = this.options;
+    const { client, discovery, ownWrites } = this.options;
     const path = await discovery.path(object.apiVersion, object.kind, object.metadata.name, object.metadata.namespace);
+    // Whatever the outcome, what an earlier apply returned no longer says what the object is.
+    ownWrites.letGo(object);
     try {
       // Background, not Foreground: a foreground deletion only marks the object (deletionTimestamp and the
       // foregroundDeletion finalizer) and leaves its removal to kube-controller-manager's garbage collector, so an XR's

@@ -65,6 +65,69 @@ describe('circuitbreaker/OwnWrites', () => {
     expect(own.size).to.equal(0);
   });
 
+  describe('ahead of the cache', () => {
+    const cm = (name: string, resourceVersion: string, apiVersion = 'v1') => ({
+      apiVersion,
+      kind: 'ConfigMap',
+      metadata: { name, namespace: 'ns', uid: `uid-${name}`, resourceVersion },
+    });
+    const ref = (name: string, apiVersion = 'v1') => ({ apiVersion, kind: 'ConfigMap', name, namespace: 'ns' });
+    /** A write as the API client makes it: recorded for its echo, remembered with the version it replaced. */
+    const write = (own: OwnWrites, object: ReturnType<typeof cm>, replaced: string | undefined) => {
+      own.record(object);
+      own.remember(object, replaced);
+    };
+
+    it('answers with a creation while its echo has not come, and leaves the cache to answer once it has', () => {
+      const own = new OwnWrites();
+      write(own, cm('a', '10'), undefined);
+      expect(own.aheadOfCache(ref('a'), undefined)).to.deep.equal(cm('a', '10'));
+      expect(own.aheadOfCache(ref('a', 'other.example/v1'), undefined), 'same kind, other group').to.equal(undefined);
+      expect(own.aheadOfCache(ref('b'), undefined), 'never written').to.equal(undefined);
+      own.isEcho(cm('a', '10'));
+      expect(own.aheadOfCache(ref('a'), undefined), 'gone since the echo: news').to.equal(undefined);
+    });
+
+    it('answers with an update only for a cached copy of exactly the version it replaced', () => {
+      const own = new OwnWrites();
+      write(own, cm('a', '10'), '7');
+      expect(own.aheadOfCache(ref('a'), cm('a', '7'))).to.deep.equal(cm('a', '10'));
+      expect(own.aheadOfCache(ref('a'), cm('a', '10')), 'the echo').to.equal(undefined);
+      expect(own.aheadOfCache(ref('a'), cm('a', '12')), 'a later change').to.equal(undefined);
+      expect(own.aheadOfCache(ref('a'), cm('a', '5')), 'an unknown version').to.equal(undefined);
+      expect(own.aheadOfCache(ref('a'), undefined), 'deleted since: not a creation of ours').to.equal(undefined);
+    });
+
+    it('chains writes over its own earlier ones the cache has not caught up with', () => {
+      const own = new OwnWrites();
+      write(own, cm('a', '10'), '7');
+      write(own, cm('a', '11'), '10');
+      expect(own.aheadOfCache(ref('a'), cm('a', '7'))).to.deep.equal(cm('a', '11'));
+      expect(own.aheadOfCache(ref('a'), cm('a', '10'))).to.deep.equal(cm('a', '11'));
+      write(own, cm('a', '13'), '12');
+      expect(own.aheadOfCache(ref('a'), cm('a', '7')), 'written over what someone else wrote: a fresh start').to.equal(
+        undefined,
+      );
+    });
+
+    it('lets go of an object deleted by the writer or reported deleted', () => {
+      const own = new OwnWrites();
+      write(own, cm('a', '10'), '7');
+      write(own, cm('b', '20'), '17');
+      own.letGo(cm('a', '10'));
+      own.forget(cm('b', '20'));
+      expect(own.aheadOfCache(ref('a'), cm('a', '7'))).to.equal(undefined);
+      expect(own.aheadOfCache(ref('b'), cm('b', '17'))).to.equal(undefined);
+    });
+
+    it('keeps at most maxAhead objects, the least recently written forgotten first', () => {
+      const own = new OwnWrites({ maxAhead: 2 });
+      for (const name of ['a', 'b', 'c']) write(own, cm(name, '10'), '7');
+      expect(own.aheadOfCache(ref('a'), cm('a', '7'))).to.equal(undefined);
+      expect(own.aheadOfCache(ref('c'), cm('c', '7'))).to.deep.equal(cm('c', '10'));
+    });
+  });
+
   describe('echoed', () => {
     /** Whether `promise` has settled once pending callbacks ran. */
     async function settled(promise: Promise<void>): Promise<boolean> {
