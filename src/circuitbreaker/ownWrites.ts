@@ -137,6 +137,10 @@ export class OwnWrites {
     const write = this.writeOf(uid, version);
     if (write === undefined) return false;
     write.echoed = true;
+    // The cache now holds this write: what it returned need not be kept to answer for it.
+    if (this.ahead.size > 0 && this.ahead.peek(aheadKey(object))?.written.metadata?.resourceVersion === version) {
+      this.ahead.delete(aheadKey(object));
+    }
     if (this.waiters.size > 0) this.release(uid, version);
     return true;
   }
@@ -181,17 +185,24 @@ export class OwnWrites {
     cached: WatchedObject | undefined,
   ): WatchedObject | undefined {
     if (this.ahead.size === 0) return undefined;
-    const entry = this.ahead.peek(aheadKey({ apiVersion: ref.apiVersion, kind: ref.kind, metadata: ref }));
-    if (entry === undefined || !entry.replaced.has(cached?.metadata?.resourceVersion)) return undefined;
-    if (cached === undefined) {
-      // Not in the cache: only while the creation's echo has not come. Once it has, or the object was deleted since
-      // (forget), the cache's "none" is news.
-      const { uid, resourceVersion } = entry.written.metadata ?? {};
-      if (uid === undefined || resourceVersion === undefined || this.writeOf(uid, resourceVersion)?.echoed !== false) {
-        return undefined;
-      }
+    const key = aheadKey({ apiVersion: ref.apiVersion, kind: ref.kind, metadata: ref });
+    const entry = this.ahead.peek(key);
+    if (entry === undefined) return undefined;
+    if (!entry.replaced.has(cached?.metadata?.resourceVersion) || (cached === undefined && this.echoCame(entry))) {
+      // The cache has caught up (or the object is gone since): it answers from now on.
+      this.ahead.delete(key);
+      return undefined;
     }
     return entry.written;
+  }
+
+  /**
+   * Whether the echo of a remembered write has come: then a cache without the object has news (deleted since).
+   * Also when that write is no longer remembered at all (forgotten, superseded): nothing then says the cache is behind.
+   */
+  private echoCame(entry: { written: WatchedObject }): boolean {
+    const { uid, resourceVersion } = entry.written.metadata ?? {};
+    return uid === undefined || resourceVersion === undefined || this.writeOf(uid, resourceVersion)?.echoed !== false;
   }
 
   /** Stops answering for an object (aheadOfCache): the writer deleted it. */
@@ -232,6 +243,11 @@ export class OwnWrites {
   /** Objects currently remembered. */
   get size(): number {
     return this.versions.size;
+  }
+
+  /** Written objects currently kept to answer for a cache behind them (aheadOfCache); informational only. */
+  get aheadSize(): number {
+    return this.ahead.size;
   }
 }
 

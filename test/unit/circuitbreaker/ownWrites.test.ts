@@ -120,6 +120,21 @@ describe('circuitbreaker/OwnWrites', () => {
       expect(own.aheadOfCache(ref('b'), cm('b', '17'))).to.equal(undefined);
     });
 
+    it('keeps a write only until the cache has caught up: its echo, or a look at a newer copy', () => {
+      const own = new OwnWrites();
+      write(own, cm('a', '10'), '7');
+      write(own, cm('b', '20'), '17');
+      write(own, cm('c', '30'), undefined);
+      expect(own.aheadSize).to.equal(3);
+      own.isEcho(cm('a', '10'));
+      expect(own.aheadOfCache(ref('b'), cm('b', '21')), 'the cache moved on').to.equal(undefined);
+      expect(own.aheadOfCache(ref('c'), undefined)).to.deep.equal(cm('c', '30'));
+      expect(own.aheadSize, 'a echoed, b seen past').to.equal(1);
+      expect(own.aheadOfCache(ref('b'), cm('b', '17')), 'not answered again, even for the old copy').to.equal(
+        undefined,
+      );
+    });
+
     it('keeps at most maxAhead objects, the least recently written forgotten first', () => {
       const own = new OwnWrites({ maxAhead: 2 });
       for (const name of ['a', 'b', 'c']) write(own, cm(name, '10'), '7');
