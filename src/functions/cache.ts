@@ -71,10 +71,10 @@ interface Slot {
  * its own digest, so calls outside an XR (render, tests) each keep their own entry.
  */
 function slotOf(call: FunctionCall, requestDigest: string): string {
-  const uid = call.request.observed?.composite?.resource?.metadata;
-  const xr = typeof uid === 'object' && uid !== null ? (uid as { uid?: unknown }).uid : undefined;
-  return typeof xr === 'string' && xr !== ''
-    ? `${call.functionName}\u0000${call.step ?? ''}\u0000${xr}`
+  const metadata = call.request.observed?.composite?.resource?.metadata;
+  const uid = typeof metadata === 'object' && metadata !== null ? (metadata as { uid?: unknown }).uid : undefined;
+  return typeof uid === 'string' && uid !== ''
+    ? `${call.functionName}\u0000${call.step ?? ''}\u0000${uid}`
     : `${call.functionName}\u0000${requestDigest}`;
 }
 
