@@ -4,6 +4,7 @@ import type { Condition, Xr } from '../../../src/controller/index.js';
 import { isConflict, type KubeObject } from '../../../src/kube/index.js';
 import { apiError, rejection } from '../fakes/index.js';
 import { closedBreaker, desiring, KEY, NOW, revision, World } from './world.js';
+import type { ObjectStore } from '../../../src/watch/index.js';
 
 const XR_PATH = '/apis/example.org/v1/namespaces/default/xapps/app';
 const CM_PATH = '/api/v1/namespaces/default/configmaps';
@@ -29,6 +30,14 @@ function composedPath(world: World, name: string): string {
     );
   if (!cm) throw new Error(`no composed resource "${name}"`);
   return `${CM_PATH}/${cm.metadata.name}`;
+}
+
+/** The ConfigMap cache of a converged world and the one ConfigMap in it. */
+function cachedConfigMap(world: World): { store: ObjectStore; cached: KubeObject } {
+  const store = world.composedStores.get('v1/ConfigMap');
+  const [cached] = store?.list() ?? [];
+  if (!store || !cached) throw new Error('the ConfigMap is not cached');
+  return { store, cached };
 }
 
 describe('composite/CompositeReconciler', () => {
@@ -170,9 +179,7 @@ describe('composite/CompositeReconciler', () => {
       const world = new World();
       world.createXr();
       await world.converge();
-      const store = world.composedStores.get('v1/ConfigMap');
-      const [cached] = store?.list() ?? [];
-      if (!store || !cached) throw new Error('the ConfigMap is not cached');
+      const { store, cached } = cachedConfigMap(world);
       // Deleted by someone else: the watch's delete event reaches the controller's OwnWrites, the cache drops it.
       world.ownWrites.forget(cached);
       store.clear();
@@ -196,9 +203,7 @@ describe('composite/CompositeReconciler', () => {
       world.createXr();
       await world.converge();
       // The list holds an earlier version of the ConfigMap than the XR's last apply returned.
-      const store = world.composedStores.get('v1/ConfigMap');
-      const [cached] = store?.list() ?? [];
-      if (!store || !cached) throw new Error('the ConfigMap is not cached');
+      const { store, cached } = cachedConfigMap(world);
       store.set({ ...cached, metadata: { ...cached.metadata, resourceVersion: '1' }, data: { a: 'old' } });
       world.liveReads.set(KEY, new Set(['v1/ConfigMap']));
       await world.reconcile();
