@@ -42,7 +42,7 @@ export class OwnWrites {
    * that has not caught up with it may still show: the one that write replaced (none for a creation), and those our
    * earlier writes replaced while the cache was behind them too.
    */
-  private readonly ahead: LruMap<string, { written: WatchedObject; replaced: Set<string | undefined> }>;
+  private readonly ahead: LruMap<string, AheadWrite>;
 
   constructor(options: OwnWritesOptions = {}) {
     this.ahead = new LruMap({ max: options.maxAhead ?? 10_000 });
@@ -138,8 +138,9 @@ export class OwnWrites {
     if (write === undefined) return false;
     write.echoed = true;
     // The cache now holds this write: what it returned need not be kept to answer for it.
-    if (this.ahead.size > 0 && this.ahead.peek(aheadKey(object))?.written.metadata?.resourceVersion === version) {
-      this.ahead.delete(aheadKey(object));
+    if (this.ahead.size > 0) {
+      const key = aheadKey(object);
+      if (this.ahead.peek(key)?.written.metadata?.resourceVersion === version) this.ahead.delete(key);
     }
     if (this.waiters.size > 0) this.release(uid, version);
     return true;
@@ -200,7 +201,7 @@ export class OwnWrites {
    * Whether the echo of a remembered write has come: then a cache without the object has news (deleted since).
    * Also when that write is no longer remembered at all (forgotten, superseded): nothing then says the cache is behind.
    */
-  private echoCame(entry: { written: WatchedObject }): boolean {
+  private echoCame(entry: AheadWrite): boolean {
     const { uid, resourceVersion } = entry.written.metadata ?? {};
     return uid === undefined || resourceVersion === undefined || this.writeOf(uid, resourceVersion)?.echoed !== false;
   }
@@ -249,6 +250,12 @@ export class OwnWrites {
   get aheadSize(): number {
     return this.ahead.size;
   }
+}
+
+/** What a write returned, and the versions of the object a cache still behind that write may show. */
+interface AheadWrite {
+  written: WatchedObject;
+  replaced: Set<string | undefined>;
 }
 
 /** An object's API version, kind, namespace and name: kinds of one name in two groups do not collide. */
