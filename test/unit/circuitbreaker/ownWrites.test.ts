@@ -58,6 +58,29 @@ describe('circuitbreaker/OwnWrites', () => {
     expect(own.showsLastWrite(at('b', '3')), 'another object').to.be.true;
   });
 
+  it('forgets an object once every write to it has come back, and still knows that echo when judged again', () => {
+    const own = new OwnWrites();
+    own.record(at('a', '10'));
+    own.record(at('a', '11'));
+    expect(own.isEcho(at('a', '10'))).to.be.true;
+    expect(own.size, 'the echo of the second write is still to come').to.equal(1);
+    expect(own.isEcho(at('a', '11'))).to.be.true;
+    expect(own.size).to.equal(0);
+    expect(own.isEcho(at('a', '11')), 'the same event judged for another XR').to.be.true;
+    expect(own.isEcho(at('a', '12')), 'a change by someone else').to.be.false;
+    expect(own.showsLastWrite(at('a', '12'))).to.be.true;
+  });
+
+  it('remembers settled echoes within a bound', () => {
+    const own = new OwnWrites({ recentEchoes: 1 });
+    for (const uid of ['a', 'b']) {
+      own.record(at(uid, '1'));
+      own.isEcho(at(uid, '1'));
+    }
+    expect(own.isEcho(at('a', '1')), 'pushed out by b').to.be.false;
+    expect(own.isEcho(at('b', '1'))).to.be.true;
+  });
+
   it('forgets deleted objects', () => {
     const own = new OwnWrites();
     own.record(at('a', '1'));

@@ -27,6 +27,27 @@ describe('watch/ObjectStore', () => {
     expect(store.byIndex('colour', 'red')).to.deep.equal([]);
   });
 
+  it('keeps one, then several, then one and no object under a value, an object listing a value twice once', () => {
+    const store = new ObjectStore();
+    store.addIndex('colour', byColour);
+    const names = (): string[] => store.byIndex('colour', 'red').map((o) => o.metadata.name);
+    store.set(configMap('a', '1', { c: 'red', d: 'red' }));
+    expect(names()).to.deep.equal(['a']);
+    store.set(configMap('b', '1', { c: 'red' }));
+    store.set(configMap('c', '1', { c: 'red' }));
+    expect(names()).to.have.members(['a', 'b', 'c']);
+    store.delete('ns/a');
+    store.delete('ns/c');
+    expect(names()).to.deep.equal(['b']);
+    store.set(configMap('a', '2', { c: 'red', d: 'red' }));
+    expect(names()).to.have.members(['a', 'b']);
+    store.delete('ns/a');
+    store.delete('ns/b');
+    expect(names()).to.deep.equal([]);
+    store.set(configMap('b', '2', { c: 'red' }));
+    expect(names(), 'indexed again after the value emptied').to.deep.equal(['b']);
+  });
+
   it('indexes objects already cached when an index is added, and keeps the first function of a name', () => {
     const store = new ObjectStore();
     store.set(configMap('a', '1', { c: 'red' }));
