@@ -409,15 +409,15 @@ export const START_FLAGS: readonly FlagDefinition[] = [
     kind: 'boolean',
     default: 'true',
     description:
-      'Once start-up is done (before /readyz passes), and once the process has been idle for 10 s with at least 32 MiB of unused heap (at most once a minute), run one full compacting garbage collection, so the memory start-up or a burst of work took goes back to the OS and the settled RSS stays flat. The pause, a few hundred ms at 10,000 XRs, falls before readiness or in idle time. false: leave it to V8, which may keep the peak.',
+      'Once start-up is done (before /readyz passes), run one full compacting garbage collection; then, checking every 10 s and at most once a minute, run one when the process is idle (event loop at most 5% busy) with at least 32 MiB of unused heap, or settled (at most 50% busy, as when function response TTLs requeue every XR) with at least 64 MiB, so the memory start-up or a burst of work took goes back to the OS and the settled RSS stays flat. The pause, a few hundred ms at 5,000 to 10,000 XRs, never falls in a burst. false: leave it to V8, which may keep the peak.',
   },
   {
     name: 'heap-growth-percent',
     key: 'heapGrowthPercent',
     kind: 'nonNegativeInteger',
-    default: '50',
+    default: '25',
     description:
-      "How far the JavaScript heap may grow past what survived the last full garbage collection, in percent (V8's --heap-growing-percent): 50 lets it reach 1.5 times the live heap, so the garbage of a burst of reconciles is collected before it doubles the RSS, for a few percent more CPU in the burst. 0 leaves V8's own factor, up to 4 times while allocation is fast. A --heap-growing-percent given to Node itself (command line or NODE_OPTIONS) wins.",
+      "How far the JavaScript heap may grow past what survived the last full garbage collection, in percent (V8's --heap-growing-percent): 25 lets it reach 1.25 times the live heap, so the garbage of a burst of reconciles is collected before it doubles the RSS, for a few percent more CPU. 0 leaves V8's own factor, up to 4 times while allocation is fast. A --heap-growing-percent given to Node itself (command line or NODE_OPTIONS) wins.",
   },
 ];
 

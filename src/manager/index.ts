@@ -4,7 +4,7 @@
 export { createLogger, type Logger } from './logger.js';
 export { heapGrowthFlag, limitHeapGrowth } from './heapGrowth.js';
 export { NODE_FLAGS } from './nodeFlags.js';
-export { IdleHeapCompactor, shouldCompact, type HeapAccess, type HeapReading } from './idleHeap.js';
+export { IdleHeapCompactor, compactionReason, type HeapAccess, type HeapReading } from './idleHeap.js';
 export { listen, splitAddress, type RunningServer } from './httpServer.js';
 export { LeaderElector, LEASE_NAME, microTime, type LeaderElectionOptions } from './leaderElection.js';
 export {

@@ -21,8 +21,11 @@ export interface Metrics {
    */
   externalCalls: Counter<'provider' | 'operation'>;
   composite: CompositeMetrics;
-  /** compositor_idle_heap_compactions_total: heap compactions run once start-up is done and while idle. */
-  idleHeapCompactions: Counter;
+  /**
+   * compositor_idle_heap_compactions_total{reason}: heap compactions run once start-up is done, and while the process
+   * is idle or settled.
+   */
+  idleHeapCompactions: Counter<'reason'>;
   /**
    * compositor_events_suppressed_total{budget,reason}: Normal Event occurrences not written because a budget was
    * spent, by budget (`object`, `process`) and Event reason. Warnings are never suppressed.
@@ -142,7 +145,8 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
     composite: createCompositeMetrics(registry),
     idleHeapCompactions: new Counter({
       name: 'compositor_idle_heap_compactions_total',
-      help: 'Full compacting garbage collections run once start-up was done and while the process was idle, giving start-up and a burst of work back to the OS.',
+      help: 'Full compacting garbage collections giving the heap start-up or a burst of work grew to back to the OS, by reason: start-up done, idle (the event loop nearly idle), or settled (steady work with much unused heap).',
+      labelNames: ['reason'],
       registers: [registry],
     }),
     eventsSuppressed: new Counter({

@@ -101,7 +101,7 @@ describe('cli/program', () => {
       defaultActivations: '',
       gracefulShutdownTimeoutMs: 30_000,
       idleHeapCompaction: true,
-      heapGrowthPercent: 50,
+      heapGrowthPercent: 25,
       ignoredFlags: [],
     } satisfies Omit<StartConfig, 'kubeconfig'>);
   });

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { pino } from 'pino';
-import { IdleHeapCompactor, shouldCompact, type HeapAccess, type HeapReading } from '../../../src/manager/index.js';
+import { Counter, Registry } from 'prom-client';
+import { IdleHeapCompactor, compactionReason, type HeapAccess, type HeapReading } from '../../../src/manager/index.js';
 import { processHeap } from '../../../src/manager/idleHeap.js';
 import { ManualClock } from '../../../src/base/index.js';
 
@@ -37,17 +38,25 @@ describe('manager/idleHeap', () => {
   };
 
   it('compacts an idle process that holds much more heap than it uses', () => {
-    expect(shouldCompact(idle)).to.equal(true);
+    expect(compactionReason(idle)).to.equal('idle');
   });
 
-  it('never compacts a busy process, a heap without slack, or twice within a minute', () => {
-    expect(shouldCompact({ ...idle, utilization: 0.4 }), 'busy').to.equal(false);
-    expect(shouldCompact({ ...idle, committedBytes: 170 * MIB }), '20 MiB of slack').to.equal(false);
-    expect(shouldCompact({ ...idle, committedBytes: 190 * MIB }), '40 MiB of slack is worth giving back').to.equal(
-      true,
+  it('never compacts in a burst, a heap without slack, or twice within a minute', () => {
+    expect(compactionReason({ ...idle, utilization: 0.6 }), 'a burst').to.equal(undefined);
+    expect(compactionReason({ ...idle, committedBytes: 170 * MIB }), '20 MiB of slack').to.equal(undefined);
+    expect(compactionReason({ ...idle, committedBytes: 190 * MIB }), '40 MiB of slack is worth giving back').to.equal(
+      'idle',
     );
-    expect(shouldCompact({ ...idle, sinceLastMs: 30_000 }), '30 s after the last one').to.equal(false);
-    expect(shouldCompact({ ...idle, sinceLastMs: 60_000 }), 'a minute after the last one').to.equal(true);
+    expect(compactionReason({ ...idle, sinceLastMs: 30_000 }), '30 s after the last one').to.equal(undefined);
+    expect(compactionReason({ ...idle, sinceLastMs: 60_000 }), 'a minute after the last one').to.equal('idle');
+  });
+
+  it('compacts a settled process, busy but not in a burst, only for more slack than an idle one', () => {
+    const settled = { ...idle, utilization: 0.3 };
+    expect(compactionReason({ ...settled, committedBytes: 190 * MIB }), '40 MiB of slack').to.equal(undefined);
+    expect(compactionReason({ ...settled, committedBytes: 220 * MIB }), '70 MiB of slack').to.equal('settled');
+    expect(compactionReason({ ...settled, utilization: 0.5 }), 'at the bound').to.equal('settled');
+    expect(compactionReason({ ...settled, sinceLastMs: 59_000 }), 'within a minute').to.equal(undefined);
   });
 
   it('compacts once after a burst, then waits for the heap to grow again', () => {
@@ -67,6 +76,18 @@ describe('manager/idleHeap', () => {
     clock.advance(10_000);
     expect(compactor.check(), 'grown back after another burst').to.equal(true);
     expect(heap.compactions).to.equal(2);
+  });
+
+  it('counts each compaction under its reason', async () => {
+    const clock = new ManualClock();
+    const heap = new FakeHeap(clock);
+    const registry = new Registry();
+    const compactions = new Counter({ name: 'c', help: 'c', labelNames: ['reason'], registers: [registry] });
+    const compactor = new IdleHeapCompactor({ log: pino({ level: 'silent' }), access: heap, clock, compactions });
+    heap.busy = 0.3;
+    expect(compactor.check(), 'settled, 450 MiB of slack').to.equal(true);
+    const values = (await compactions.get()).values.map((v) => [v.labels.reason, v.value]);
+    expect(values).to.deep.equal([['settled', 1]]);
   });
 
   it('compacts once when it starts, start-up being done, and then only when idle a minute later', async () => {
