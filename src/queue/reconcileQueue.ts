@@ -199,10 +199,12 @@ export class ReconcileQueue implements Lifecycle {
   private pump(): void {
     while (this.canStart()) {
       if (this.waitingForToken) return;
-      if (!this.options.limiter.take(this.waiter)) {
-        this.waitingForToken = true;
-        return;
-      }
+      // Waiting from before the ask: a limiter that earns a token while this queue joins its line grants it from
+      // inside take(), and grant() clears the flag. Set after a refused take(), it would mark a queue already
+      // served as waiting, outside the limiter's line, and no key of it would ever start again.
+      this.waitingForToken = true;
+      if (!this.options.limiter.take(this.waiter)) return;
+      this.waitingForToken = false;
       this.startNext();
     }
   }

@@ -3,6 +3,7 @@ import { createMetrics, type Metrics } from '../../../src/metrics/index.js';
 import { ManualClock } from '../../../src/base/index.js';
 import { deadlineAfter } from '../../../src/lifecycle/index.js';
 import {
+  ReconcileLimiter,
   ReconcileQueue,
   type FairLineOptions,
   type ReconcileQueueOptions,
@@ -417,3 +418,41 @@ for (const [mode, fairness] of Object.entries(MODES)) {
     });
   });
 }
+
+describe('queue/ReconcileQueue and a token earned while it asks', () => {
+  it('keeps serving keys when the limiter grants its token before take() returns', async () => {
+    // The limiter's first look finds half a token; by its second look (serving the line this queue just joined)
+    // the clock has moved on and the token is there, so the queue is granted before take() returns false. It used
+    // to mark itself as waiting anyway, outside the limiter's line, and never started a key again.
+    const manual = new ManualClock();
+    let ticks = 0;
+    const ticking = {
+      now: () => manual.now() + 0.5 * ticks++,
+      setTimer: (callback: () => void, delayMs: number) => manual.setTimer(callback, delayMs),
+      setInterval: (callback: () => void, intervalMs: number) => manual.setInterval(callback, intervalMs),
+      sleep: (ms: number, signal?: AbortSignal) => manual.sleep(ms, signal),
+    };
+    const limiter = new ReconcileLimiter({ perSecond: 1_000, burst: 1 }, ticking);
+    const r = new ManualReconciler(manual);
+    const queue = new ReconcileQueue({
+      name: NAME,
+      reconcile: r.reconcile,
+      metrics: createMetrics({ processMetrics: false }),
+      workers: 2,
+      limiter,
+      clock: manual,
+    });
+    void queue.start();
+    queue.add('ns/a');
+    queue.add('ns/b');
+    await settle();
+    expect(r.keys(), 'b was granted from inside its own take()').to.deep.equal(['ns/a', 'ns/b']);
+    r.finish('ns/a');
+    r.finish('ns/b');
+    await settle();
+    queue.add('ns/c');
+    await advance(manual, 10);
+    expect(r.keys()).to.deep.equal(['ns/a', 'ns/b', 'ns/c']);
+    r.finish('ns/c');
+  });
+});
