@@ -159,8 +159,8 @@ export class OwnWrites {
   /**
    * Every write of ours to an object has come back: nothing about it is left to recognise or wait for, and an
    * object no longer remembered reads as one whose last write's echo came (showsLastWrite, echoCame, echoesOf), so
-   * it is forgotten. Kept, every object written once stayed until 50,000 newer ones pushed it out: 2.2 MiB at 1,000
-   * XRs of the platform benchmark, most of the heap an at-rest process held beyond a fresh one's. The echo itself
+   * it is forgotten. Kept, every object written once stayed until 50,000 newer ones pushed it out: 10 MiB of an
+   * at-rest process's heap at 5,000 XRs of the platform benchmark, for nothing left to recognise. The echo itself
    * is kept a while longer in a small memory, since one watch event may be judged more than once (an event fanned
    * out to several XRs, an event held while a write was in flight and judged after).
    */

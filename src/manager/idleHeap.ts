@@ -5,8 +5,8 @@
 // been nearly idle for a whole check interval, or, with more to give back, when the process is settled but not idle:
 // functions that return a response TTL requeue every XR once per TTL, so a platform of 5,000 XRs calling a function
 // with a 60 s TTL is never idle, and its heap stayed at 1.5 times the live set plus V8's unreleased pages (RSS 507
-// MiB at rest, 357-430 MiB with compactions while settled, bench/RESULTS.md). A burst (the loop busier than
-// busyUtilization) is never paused for: its heap would grow straight back.
+// MiB at rest, 328-400 MiB with compactions while settled and 1.25x heap growth, bench/RESULTS.md). A burst (the
+// loop busier than busyUtilization) is never paused for: its heap would grow straight back.
 import { setFlagsFromString, getHeapStatistics } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
