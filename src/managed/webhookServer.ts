@@ -62,6 +62,14 @@ async function review(check: AdmissionCheck, req: IncomingMessage, res: ServerRe
  * const webhooks = new WebhookServer({ certDir: '/tls/server', host: '0.0.0.0', port: 9443, checks: { '/validate': () => undefined } });
  * await webhooks.start(); // listening, webhooks.port() bound
  */
+async function readCertFile(certDir: string, file: string): Promise<string> {
+  try {
+    return await readFile(join(certDir, file), 'utf8');
+  } catch (err) {
+    throw new Error(`cannot read webhook TLS certificate ${join(certDir, file)}`, { cause: err });
+  }
+}
+
 export class WebhookServer implements Runnable {
   readonly name = 'webhook-server';
   private server: Server | undefined;
@@ -76,13 +84,9 @@ export class WebhookServer implements Runnable {
   /** Reads the certificate and listens. */
   async start(): Promise<void> {
     const { certDir, host, port, checks } = this.options;
-    const [cert, key] = await Promise.all(
-      ['tls.crt', 'tls.key'].map((file) =>
-        readFile(join(certDir, file), 'utf8').catch((err: unknown) => {
-          throw new Error(`cannot read webhook TLS certificate ${join(certDir, file)}`, { cause: err });
-        }),
-      ),
-    );
+    // One after the other, so that when both are missing the error always names the certificate first.
+    const cert = await readCertFile(certDir, 'tls.crt');
+    const key = await readCertFile(certDir, 'tls.key');
     const server = createServer({ cert, key }, (req, res) => {
       const check = checks[(req.url ?? '').split('?')[0] ?? ''];
       if (req.method !== 'POST' || check === undefined) {
