@@ -32,6 +32,7 @@ import {
 import {
   COMPOSITION_INDEX,
   COMPOSITION_REVISION_INDEX,
+  NO_COMPOSITION_YET,
   composedRefKey,
   compositionIndex,
   compositionRevisionIndex,
@@ -335,7 +336,17 @@ export class CompositeEventPipeline implements Lifecycle {
     const labels = (revision.metadata.labels ?? {}) as Record<string, string>;
     const composition = labels[COMPOSITION_NAME_LABEL];
     if (composition !== undefined) xrs.push(...store.byIndex(COMPOSITION_INDEX, composition));
+    // An XR selecting its Composition right now may have picked the previous revision, and its cached copy does not
+    // name the Composition until its write comes back: without it, it would stay on that revision until its poll.
+    if (this.composesThisKind(revision)) xrs.push(...store.byIndex(COMPOSITION_INDEX, NO_COMPOSITION_YET));
     return [...new Set(xrs.filter((xr) => this.owned(xr)).map(objectKey))].map((key) => toXrEvent(key, event, false));
+  }
+
+  /** Whether a revision's Composition is for this pipeline's XR kind. */
+  private composesThisKind(revision: KubeObject): boolean {
+    const ref = (revision.spec as { compositeTypeRef?: { apiVersion?: string; kind?: string } } | undefined)
+      ?.compositeTypeRef;
+    return ref?.apiVersion === this.options.xr.apiVersion && ref.kind === this.options.xr.kind;
   }
 
   /**

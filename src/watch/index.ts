@@ -33,6 +33,7 @@ export {
   controllerOwnerKeys,
   NAMESPACE_INDEX,
   namespaceIndex,
+  NO_COMPOSITION_YET,
   resourceRefsIndex,
   type ObjectRef,
   type XrKind,

@@ -60,7 +60,17 @@ function refName(xr: KubeObject, field: string): string[] {
 
 export const compositionRevisionIndex: IndexFunction = (xr) => refName(xr, 'compositionRevisionRef');
 
-export const compositionIndex: IndexFunction = (xr) => refName(xr, 'compositionRef');
+/** The COMPOSITION_INDEX value of an XR that has not selected a Composition yet (no Composition is named ""). */
+export const NO_COMPOSITION_YET = '';
+
+/**
+ * XRs by the Composition they selected, and under NO_COMPOSITION_YET those that have not selected one: a new revision
+ * also concerns an XR whose selection is in flight, since its cached copy does not name the Composition yet.
+ */
+export const compositionIndex: IndexFunction = (xr) => {
+  const named = refName(xr, 'compositionRef');
+  return named.length > 0 ? named : [NO_COMPOSITION_YET];
+};
 
 export interface XrKind {
   /** API group of the XR, e.g. "example.org". */

@@ -291,6 +291,29 @@ describe('composite/CompositeEventPipeline', () => {
     await pipeline.stop();
   });
 
+  it('maps a new revision of a Composition for its kind to the XRs that have not selected one yet', async () => {
+    // Such an XR may be selecting right now: it picked the previous revision, and its cached copy names no
+    // Composition until its write comes back. Without this it stayed on that revision until its next poll.
+    const { informers, pipeline, keys } = setup();
+    const xrs = informers.informer(XR.apiVersion, XR.kind);
+    xrs.seed(xr('selecting'));
+    xrs.seed(xr('settled', { crossplane: { compositionRef: { name: 'other' } } }));
+    await pipeline.start();
+    keys.length = 0;
+    const revisions = informers.informer(REVISION.apiVersion, REVISION.kind);
+    const labels = { 'crossplane.io/composition-name': 'app' };
+    const typeRef = (kind: string): Record<string, unknown> => ({ apiVersion: XR.apiVersion, kind });
+    revisions.add({
+      ...REVISION,
+      metadata: { name: 'db-1', labels },
+      spec: { compositeTypeRef: typeRef('XDatabase') },
+    });
+    expect(keys, 'a revision for another kind').to.deep.equal([]);
+    revisions.add({ ...REVISION, metadata: { name: 'app-2', labels }, spec: { compositeTypeRef: typeRef(XR.kind) } });
+    expect(keys).to.deep.equal(['default/selecting']);
+    await pipeline.stop();
+  });
+
   it('runs no XR for a revision update that changes nothing XRs read (its ValidPipeline condition written), and does for one that does', async () => {
     const { informers, pipeline, keys } = setup();
     const xrs = informers.informer(XR.apiVersion, XR.kind);
