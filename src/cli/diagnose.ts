@@ -99,7 +99,9 @@ async function leaseFacts(client: KubeClient, namespace: string): Promise<LeaseF
   const path = `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases/${LEASE_NAME}`;
   const lease = await getIfExists<{
     spec?: { holderIdentity?: string; renewTime?: string; leaseDurationSeconds?: number };
-  }>(client, path);
+  }>(client, path).catch((err: unknown) => {
+    throw new Error(`cannot read lease ${namespace}/${LEASE_NAME}: ${errorMessage(err)}`, { cause: err });
+  });
   if (!lease) return undefined;
   const spec = lease.spec ?? {};
   return {
@@ -201,6 +203,33 @@ function asJson(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;
 }
 
+/**
+ * The overview's three sections, each read on its own: a section that cannot be read says why in its place. Only
+ * when none can be read is it a failure (the cluster is unreachable, or the credentials are wrong).
+ */
+export async function readOverview(
+  client: KubeClient,
+  leaseNamespace: string,
+  nowMs: number,
+  limit: number,
+): Promise<Overview> {
+  const [xrs, operations, lease] = await Promise.allSettled([
+    stuckXrs(client, nowMs, limit),
+    problemOperations(client, nowMs, limit),
+    leaseFacts(client, leaseNamespace),
+  ]);
+  if (xrs.status === 'rejected' && operations.status === 'rejected' && lease.status === 'rejected') throw xrs.reason;
+  const overview: Overview = xrs.status === 'fulfilled' ? xrs.value : { stuck: [], total: 0 };
+  const failed: NonNullable<Overview['failed']> = {};
+  if (xrs.status === 'rejected') failed.xrs = `cannot list the XRDs: ${errorMessage(xrs.reason)}`;
+  if (operations.status === 'rejected') failed.operations = errorMessage(operations.reason);
+  else if (operations.value) overview.operations = operations.value;
+  if (lease.status === 'rejected') failed.lease = errorMessage(lease.reason);
+  else if (lease.value) overview.lease = lease.value;
+  if (Object.keys(failed).length > 0) overview.failed = failed;
+  return overview;
+}
+
 /** What diagnose prints: the stuck listing, the overview (no resource given), or one resource's diagnosis. */
 async function report(client: KubeClient, options: DiagnoseOptions, now: Date): Promise<string> {
   const json = options.output === 'json';
@@ -210,11 +239,7 @@ async function report(client: KubeClient, options: DiagnoseOptions, now: Date): 
     return json ? asJson(listing) : formatStuck(listing);
   }
   if (options.resource === '') {
-    const overview: Overview = { ...(await stuckXrs(client, now.getTime(), limit)) };
-    const operations = await problemOperations(client, now.getTime(), limit);
-    if (operations) overview.operations = operations;
-    const lease = await leaseFacts(client, options.leaderElectionNamespace);
-    if (lease) overview.lease = lease;
+    const overview = await readOverview(client, options.leaderElectionNamespace, now.getTime(), limit);
     return json ? asJson(overview) : formatOverview(overview, now);
   }
   const facts = await gather(client, options);

@@ -10,6 +10,11 @@ export interface Overview extends StuckListing {
   lease?: LeaseFacts;
   /** Absent when the API server serves no Operations (ops.crossplane.io is not installed). */
   operations?: OperationListing;
+  /**
+   * The sections that could not be read, each with why: the others are printed all the same, so one unreadable
+   * part of a troubled cluster does not hide the rest.
+   */
+  failed?: { xrs?: string; operations?: string; lease?: string };
 }
 
 /** The next command to run for a stuck XR: diagnose with its type, name and namespace. */
@@ -27,9 +32,11 @@ function diagnoseCommand(stuck: StuckListing['stuck'][number]): string {
  * @example formatOverview({ stuck: [], total: 0 }, new Date()) // "no XR is stuck: ...\nLeader: ...\n"
  */
 export function formatOverview(overview: Overview, now: Date): string {
-  const lines = [formatStuck(overview).trimEnd()];
-  if (overview.operations) lines.push(formatOperations(overview.operations).trimEnd());
-  lines.push(leaderLine(overview.lease, now));
+  const { failed = {} } = overview;
+  const lines = [failed.xrs ?? formatStuck(overview).trimEnd()];
+  if (failed.operations !== undefined) lines.push(failed.operations);
+  else if (overview.operations) lines.push(formatOperations(overview.operations).trimEnd());
+  lines.push(failed.lease === undefined ? leaderLine(overview.lease, now) : `Leader: ${failed.lease}`);
   const oldest = overview.stuck[0];
   if (oldest !== undefined) lines.push(`Next: ${diagnoseCommand(oldest)}`);
   return `${lines.join('\n')}\n`;

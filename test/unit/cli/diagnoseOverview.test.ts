@@ -84,6 +84,28 @@ describe('cli/diagnoseOverview', () => {
         'Leader: compositor-7d9f-abcde (lease crossplane-system/compositor-leader-election renewed 2026-11-23T11:59:50.000000Z)',
       ],
     },
+    'each section that could not be read says why in its place, and the others are printed': {
+      overview: {
+        stuck: [],
+        total: 0,
+        failed: {
+          operations: 'cannot list Operations: forbidden',
+          lease: 'cannot read lease crossplane-system/compositor-leader-election: forbidden',
+        },
+      },
+      want: [
+        'no XR is stuck: every XR is Ready and Synced (or paused)',
+        'cannot list Operations: forbidden',
+        'Leader: cannot read lease crossplane-system/compositor-leader-election: forbidden',
+      ],
+    },
+    'the XRs unreadable, the leader known': {
+      overview: { stuck: [], total: 0, lease: LEASE, failed: { xrs: 'cannot list the XRDs: forbidden' } },
+      want: [
+        'cannot list the XRDs: forbidden',
+        'Leader: compositor-7d9f-abcde (lease crossplane-system/compositor-leader-election renewed 2026-11-23T11:59:50.000000Z)',
+      ],
+    },
     'no Operation to report': {
       overview: { stuck: [], total: 0, lease: LEASE, operations: { operations: [], total: 0 } },
       want: [
