@@ -35,7 +35,6 @@ export {
   namespaceIndex,
   NO_COMPOSITION_YET,
   resourceRefsIndex,
-  type ObjectRef,
   type XrKind,
 } from './indexes.js';
 export { logSubscriberErrors } from './subscriberErrors.js';

@@ -1,3 +1,4 @@
+import { groupOf, type ObjectRef } from '../apis/index.js';
 import type { KubeObject } from '../kube/index.js';
 import { objectKey } from './events.js';
 import type { IndexFunction } from './store.js';
@@ -16,13 +17,6 @@ export const COMPOSITION_INDEX = 'compositor/composition';
 export const NAMESPACE_INDEX = 'compositor/namespace';
 
 export const namespaceIndex: IndexFunction = (object) => [object.metadata.namespace ?? ''];
-
-export interface ObjectRef {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  namespace?: string;
-}
 
 /** The index value of a composed resource: group (not version, which may change) + kind + namespace + name. */
 export function composedRefKey(ref: ObjectRef): string {
@@ -94,9 +88,4 @@ export function controllerOwnerKeys(object: KubeObject, xr: XrKind): string[] {
     .map((owner) =>
       objectKey({ metadata: { name: owner.name, namespace: xr.namespaced ? object.metadata.namespace : undefined } }),
     );
-}
-
-function groupOf(apiVersion: string): string {
-  const slash = apiVersion.indexOf('/');
-  return slash < 0 ? '' : apiVersion.slice(0, slash);
 }
