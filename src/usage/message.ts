@@ -1,3 +1,4 @@
+import { groupOf } from '../apis/index.js';
 import type { Usage, UsedObject } from './types.js';
 
 /**
@@ -50,11 +51,6 @@ export function sameObject(a: UsedObject, b: UsedObject): boolean {
     a.name === b.name &&
     (a.namespace ?? '') === (b.namespace ?? '')
   );
-}
-
-function groupOf(apiVersion: string): string {
-  const slash = apiVersion.indexOf('/');
-  return slash < 0 ? '' : apiVersion.slice(0, slash);
 }
 
 function byNamespaceAndName(a: Usage, b: Usage): number {

@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { kindKey, type ApiKind } from '../apis/index.js';
+import { groupOf, kindKey, type ApiKind } from '../apis/index.js';
 import type { EngineMetrics } from '../metrics/index.js';
 import type { Discovery, KubeClient, KubeObject, ResourceInfo } from '../kube/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
@@ -32,8 +32,8 @@ export interface InformerRegistryOptions {
 
 /** The `type` label of the watch metrics: "Kind.group", or "Kind" for the core group. */
 function watchType(apiVersion: string, kind: string): string {
-  const slash = apiVersion.indexOf('/');
-  return slash < 0 ? kind : `${kind}.${apiVersion.slice(0, slash)}`;
+  const group = groupOf(apiVersion);
+  return group === '' ? kind : `${kind}.${group}`;
 }
 
 /** "apiVersion/kind", followed by "?fieldSelector=..." for an informer narrowed by one. */

@@ -4,7 +4,7 @@
 // which aggregates nowhere and is bound to the provider's ServiceAccount (binding.ts). All three grant the kinds of
 // the CRDs and MRDs the revision installed, and are controlled by the revision, so they go when it goes.
 import type { ClusterRole, PolicyRule } from '../../controller/index.js';
-import type { OwnerReference } from '../../apis/index.js';
+import { groupOf, type OwnerReference } from '../../apis/index.js';
 import type { ConfigurationRevision, ObjectRef } from '../configuration/index.js';
 import { hasCapability, SAFE_START } from '../provider/convert.js';
 import { PROVIDER_REVISION } from '../provider/names.js';
@@ -59,8 +59,7 @@ export function systemRoleName(revision: string): string {
  */
 export function definedResources(refs: readonly ObjectRef[] | undefined): Resource[] {
   return (refs ?? []).flatMap((ref) => {
-    const slash = ref.apiVersion.indexOf('/');
-    const group = slash < 0 ? '' : ref.apiVersion.slice(0, slash);
+    const group = groupOf(ref.apiVersion);
     const defines =
       (group === 'apiextensions.k8s.io' && ref.kind === 'CustomResourceDefinition') ||
       (group === 'apiextensions.crossplane.io' && ref.kind === 'ManagedResourceDefinition');
