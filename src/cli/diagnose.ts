@@ -63,14 +63,23 @@ type Object = {
   };
 };
 
-/** Every served resource at its preferred version. */
-async function apiResources(client: KubeClient): Promise<ApiResource[]> {
+/**
+ * Every served resource at its preferred version, and the group versions whose discovery failed: an aggregated API
+ * whose server is down (metrics.k8s.io, say) is common, and must not stop a diagnosis of something else.
+ */
+export async function apiResources(client: KubeClient): Promise<{ resources: ApiResource[]; undiscovered: string[] }> {
   const groups = await client.request<{ groups: { preferredVersion: { groupVersion: string } }[] }>('GET', '/apis');
+  const undiscovered: string[] = [];
   const lists = await Promise.all([
     client.request<ResourceList>('GET', '/api/v1'),
-    ...groups.groups.map((g) => client.request<ResourceList>('GET', `/apis/${g.preferredVersion.groupVersion}`)),
+    ...groups.groups.map(({ preferredVersion: { groupVersion } }) =>
+      client.request<ResourceList>('GET', `/apis/${groupVersion}`).catch((err: unknown) => {
+        undiscovered.push(`${groupVersion}: ${errorMessage(err)}`);
+        return { groupVersion, resources: [] };
+      }),
+    ),
   ]);
-  return lists.flatMap((list) =>
+  const resources = lists.flatMap((list) =>
     list.resources
       .filter((r) => !r.name.includes('/'))
       .map((r) => ({
@@ -83,6 +92,16 @@ async function apiResources(client: KubeClient): Promise<ApiResource[]> {
         namespaced: r.namespaced,
       })),
   );
+  return { resources, undiscovered: undiscovered.sort() };
+}
+
+/** "the server has no resource type", naming the group versions it could not look in, if any. */
+export function unknownResource(resource: string, undiscovered: readonly string[]): Error {
+  const where =
+    undiscovered.length === 0
+      ? ''
+      : ` (discovery failed for ${undiscovered.length} group version${undiscovered.length === 1 ? '' : 's'}: ${undiscovered.join('; ')})`;
+  return new Error(`the server has no resource type "${resource}"${where}`);
 }
 
 /** Finds a resource as kubectl does: plural, singular, kind or short name, optionally with `.group`. */
@@ -172,18 +191,26 @@ async function warningFacts(client: KubeClient, object: Object): Promise<EventFa
 }
 
 async function gather(client: KubeClient, options: DiagnoseOptions): Promise<Facts> {
-  const resources = await apiResources(client);
+  const { resources, undiscovered } = await apiResources(client);
   const r = findResource(resources, options.resource);
-  if (!r) throw new Error(`the server has no resource type "${options.resource}"`);
+  if (!r) throw unknownResource(options.resource, undiscovered);
   const namespace = r.namespaced ? (options.namespace ?? 'default') : undefined;
   const facts: Facts = {
     resource: { group: r.group, kind: r.kind, name: options.name, namespace },
-    lease: await leaseFacts(client, options.leaderElectionNamespace),
     xrd: await xrdFacts(client, r),
     composed: [],
     warnings: [],
     circuitBreakerCooldownMs: options.circuitBreakerCooldownMs,
   };
+  // The lease and the Events only inform the diagnosis: one that cannot be read is said, not fatal.
+  await leaseFacts(client, options.leaderElectionNamespace).then(
+    (lease) => {
+      if (lease) facts.lease = lease;
+    },
+    (err: unknown) => {
+      facts.leaseError = errorMessage(err);
+    },
+  );
   const discovery = new Discovery(client);
   const object = await getIfExists<Object>(client, await discovery.path(r.apiVersion, r.kind, options.name, namespace));
   if (!object) return facts;
@@ -195,7 +222,10 @@ async function gather(client: KubeClient, options: DiagnoseOptions): Promise<Fac
     lastHandledReconcileAt: object.status?.lastHandledReconcileAt,
   };
   facts.composed = await composedFacts(client, discovery, object);
-  facts.warnings = await warningFacts(client, object);
+  facts.warnings = await warningFacts(client, object).catch((err: unknown) => {
+    facts.warningsError = `cannot list Events: ${errorMessage(err)}`;
+    return [];
+  });
   return facts;
 }
 

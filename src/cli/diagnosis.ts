@@ -38,10 +38,14 @@ export interface Facts {
   };
   /** Absent when no lease exists (compositor is not running, or runs without --leader-election). */
   lease?: LeaseFacts;
+  /** Why the lease could not be read, when it could not: then whether a leader runs is unknown. */
+  leaseError?: string;
   xrd?: { name: string; established?: Condition };
   composed: ComposedFacts[];
   /** Warning events about the resource, newest first. */
   warnings: EventFacts[];
+  /** Why the Events could not be listed, when they could not. */
+  warningsError?: string;
   /** The breaker's cooldown, for when the next probe is allowed. */
   circuitBreakerCooldownMs: number;
 }
@@ -114,6 +118,8 @@ const RULES: readonly Rule[] = [
   (facts, object, what, now) => {
     const observed = object.conditions.some((c) => c.type === 'Synced' && c.observedGeneration === object.generation);
     if (leaseLive(facts.lease, now) || observed) return undefined;
+    if (facts.leaseError !== undefined)
+      return `${what}: generation ${object.generation ?? '?'} was never observed, and the leader lease cannot be read: ${facts.leaseError}`;
     return `No compositor is reconciling ${what}: no live leader lease and generation ${object.generation ?? '?'} was never observed`;
   },
   (facts) => {
@@ -170,7 +176,7 @@ function objectDetails(object: ObjectFacts, operation: boolean): string[] {
 
 export function diagnose(facts: Facts, now: Date): Diagnosis {
   const operation = isOperation(facts.resource.group, facts.resource.kind);
-  const details = [leaderLine(facts.lease, now)];
+  const details = [facts.leaseError === undefined ? leaderLine(facts.lease, now) : `Leader: ${facts.leaseError}`];
   if (facts.xrd) details.push(`XRD ${facts.xrd.name}: ${describeCondition(facts.xrd.established, 'Established')}`);
   if (facts.object) details.push(...objectDetails(facts.object, operation));
   for (const c of facts.composed) {
@@ -180,5 +186,6 @@ export function diagnose(facts: Facts, now: Date): Diagnosis {
   }
   for (const e of facts.warnings.slice(0, 5))
     details.push(`Warning ${e.reason}${e.time ? ` at ${e.time}` : ''}: ${e.message}`);
+  if (facts.warningsError !== undefined) details.push(facts.warningsError);
   return { cause: causeOf(facts, now), details };
 }

@@ -111,6 +111,41 @@ describe('cli/diagnosis', () => {
     expect(d.cause).to.equal('XApp team-a/shop is healthy: Synced and Ready');
   });
 
+  it('says the lease could not be read, instead of that no compositor runs, when it cannot tell', () => {
+    const unread = 'cannot read lease crossplane-system/compositor-leader-election: forbidden';
+    const observed = diagnose(
+      facts((f) => {
+        f.lease = undefined;
+        f.leaseError = unread;
+      }),
+      NOW,
+    );
+    expect(observed.cause).to.equal('XApp team-a/shop is healthy: Synced and Ready');
+    expect(observed.details[0]).to.equal(`Leader: ${unread}`);
+    const unobserved = diagnose(
+      facts((f) => {
+        f.lease = undefined;
+        f.leaseError = unread;
+        if (f.object) f.object.conditions = [];
+      }),
+      NOW,
+    );
+    expect(unobserved.cause).to.equal(
+      `XApp team-a/shop: generation 2 was never observed, and the leader lease cannot be read: ${unread}`,
+    );
+  });
+
+  it('says the Events could not be listed, after the rest', () => {
+    const d = diagnose(
+      facts((f) => {
+        f.warningsError = 'cannot list Events: forbidden';
+      }),
+      NOW,
+    );
+    expect(d.cause).to.equal('XApp team-a/shop is healthy: Synced and Ready');
+    expect(d.details.at(-1)).to.equal('cannot list Events: forbidden');
+  });
+
   describe('an Operation', () => {
     const interrupted = 'a run started but did not record its end';
     const operation = (conditions: Condition[]): Facts =>
