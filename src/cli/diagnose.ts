@@ -18,6 +18,7 @@ import { formatOverview, type Overview } from './diagnoseOverview.js';
 import { kubeconfigSource } from './environment.js';
 import type { Output } from './start.js';
 import { problemOperations } from './problemOperations.js';
+import { apiVersionOf, resolveResourceArg, type ServedResource } from './resourceArg.js';
 import { formatStuck, stuckXrs } from './stuckXrs.js';
 
 export interface DiagnoseOptions {
@@ -35,21 +36,6 @@ export interface DiagnoseOptions {
   circuitBreakerCooldownMs: number;
 }
 
-interface ApiResource {
-  apiVersion: string;
-  group: string;
-  kind: string;
-  plural: string;
-  singular: string;
-  shortNames: string[];
-  namespaced: boolean;
-}
-
-interface ResourceList {
-  groupVersion: string;
-  resources: { name: string; singularName?: string; kind: string; namespaced: boolean; shortNames?: string[] }[];
-}
-
 type Object = {
   apiVersion: string;
   kind: string;
@@ -62,57 +48,6 @@ type Object = {
     appliedResourceRefs?: ComposedFacts[];
   };
 };
-
-/**
- * Every served resource at its preferred version, and the group versions whose discovery failed: an aggregated API
- * whose server is down (metrics.k8s.io, say) is common, and must not stop a diagnosis of something else.
- */
-export async function apiResources(client: KubeClient): Promise<{ resources: ApiResource[]; undiscovered: string[] }> {
-  const groups = await client.request<{ groups: { preferredVersion: { groupVersion: string } }[] }>('GET', '/apis');
-  const undiscovered: string[] = [];
-  const lists = await Promise.all([
-    client.request<ResourceList>('GET', '/api/v1'),
-    ...groups.groups.map(({ preferredVersion: { groupVersion } }) =>
-      client.request<ResourceList>('GET', `/apis/${groupVersion}`).catch((err: unknown) => {
-        undiscovered.push(`${groupVersion}: ${errorMessage(err)}`);
-        return { groupVersion, resources: [] };
-      }),
-    ),
-  ]);
-  const resources = lists.flatMap((list) =>
-    list.resources
-      .filter((r) => !r.name.includes('/'))
-      .map((r) => ({
-        apiVersion: list.groupVersion,
-        group: groupOf(list.groupVersion),
-        kind: r.kind,
-        plural: r.name,
-        singular: r.singularName || r.kind.toLowerCase(),
-        shortNames: r.shortNames ?? [],
-        namespaced: r.namespaced,
-      })),
-  );
-  return { resources, undiscovered: undiscovered.sort() };
-}
-
-/** "the server has no resource type", naming the group versions it could not look in, if any. */
-export function unknownResource(resource: string, undiscovered: readonly string[]): Error {
-  const where =
-    undiscovered.length === 0
-      ? ''
-      : ` (discovery failed for ${undiscovered.length} group version${undiscovered.length === 1 ? '' : 's'}: ${undiscovered.join('; ')})`;
-  return new Error(`the server has no resource type "${resource}"${where}`);
-}
-
-/** Finds a resource as kubectl does: plural, singular, kind or short name, optionally with `.group`. */
-function findResource(resources: readonly ApiResource[], text: string): ApiResource | undefined {
-  const lowered = text.toLowerCase();
-  return resources.find((r) =>
-    [r.plural, r.singular, r.kind.toLowerCase(), ...r.shortNames].some(
-      (name) => lowered === name || (r.group !== '' && lowered === `${name}.${r.group}`),
-    ),
-  );
-}
 
 async function leaseFacts(client: KubeClient, namespace: string): Promise<LeaseFacts | undefined> {
   const path = `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases/${LEASE_NAME}`;
@@ -132,7 +67,7 @@ async function leaseFacts(client: KubeClient, namespace: string): Promise<LeaseF
   };
 }
 
-async function xrdFacts(client: KubeClient, r: ApiResource): Promise<Facts['xrd']> {
+async function xrdFacts(client: KubeClient, r: ServedResource): Promise<Facts['xrd']> {
   const list = await client.request<{ items: (Object & { spec: { group?: string; names?: { kind?: string } } })[] }>(
     'GET',
     '/apis/apiextensions.crossplane.io/v1/compositeresourcedefinitions',
@@ -191,9 +126,7 @@ async function warningFacts(client: KubeClient, object: Object): Promise<EventFa
 }
 
 async function gather(client: KubeClient, options: DiagnoseOptions): Promise<Facts> {
-  const { resources, undiscovered } = await apiResources(client);
-  const r = findResource(resources, options.resource);
-  if (!r) throw unknownResource(options.resource, undiscovered);
+  const r = await resolveResourceArg(client, options.resource);
   const namespace = r.namespaced ? (options.namespace ?? 'default') : undefined;
   const facts: Facts = {
     resource: { group: r.group, kind: r.kind, name: options.name, namespace },
@@ -212,7 +145,10 @@ async function gather(client: KubeClient, options: DiagnoseOptions): Promise<Fac
     },
   );
   const discovery = new Discovery(client);
-  const object = await getIfExists<Object>(client, await discovery.path(r.apiVersion, r.kind, options.name, namespace));
+  const object = await getIfExists<Object>(
+    client,
+    await discovery.path(apiVersionOf(r), r.kind, options.name, namespace),
+  );
   if (!object) return facts;
   facts.object = {
     generation: object.metadata.generation,

@@ -1,5 +1,6 @@
 // The resource type argument as kubectl and `crossplane beta trace` accept it: `TYPE[.VERSION][.GROUP]`, where TYPE
 // is a plural, singular, short name or kind, matched case-insensitively against API discovery.
+import { errorMessage } from '../base/index.js';
 import { isNotFound, type KubeClient } from '../kube/index.js';
 
 /** One served resource type at one version. */
@@ -20,10 +21,21 @@ export interface ResourceQuery {
   version?: string;
 }
 
-/** No served resource type matches the argument; the message is kubectl's. */
+/**
+ * No served resource type matches the argument; the message is kubectl's, followed by the group versions whose
+ * discovery failed, since the type may be one of theirs.
+ */
 export class UnknownResourceTypeError extends Error {
-  constructor(readonly argument: string) {
-    super(`the server doesn't have a resource type "${argument}"`);
+  constructor(
+    readonly argument: string,
+    readonly undiscovered: readonly string[] = [],
+  ) {
+    const count = undiscovered.length;
+    const where =
+      count === 0
+        ? ''
+        : ` (discovery failed for ${count} group version${count === 1 ? '' : 's'}: ${undiscovered.join('; ')})`;
+    super(`the server doesn't have a resource type "${argument}"${where}`);
     this.name = 'UnknownResourceTypeError';
   }
 }
@@ -86,17 +98,29 @@ async function listAt(client: KubeClient, group: string, version: string): Promi
   }
 }
 
-/** Every group's resources at its preferred version, core first. */
-async function preferredResources(client: KubeClient): Promise<ServedResource[]> {
+/**
+ * Every group's resources at its preferred version, core first, and the group versions ("group/version: why") whose
+ * discovery failed: an aggregated API whose server is down (metrics.k8s.io without its metrics-server) is common, and
+ * must not stop a look at any other type. The core group failing fails it all.
+ */
+export async function preferredResources(
+  client: KubeClient,
+): Promise<{ resources: ServedResource[]; undiscovered: string[] }> {
   const groups = await client.request<{ groups: { name: string; preferredVersion: { version: string } }[] }>(
     'GET',
     '/apis',
   );
+  const undiscovered: string[] = [];
   const lists = await Promise.all([
     listAt(client, '', 'v1'),
-    ...groups.groups.map((g) => listAt(client, g.name, g.preferredVersion.version)),
+    ...groups.groups.map(({ name, preferredVersion: { version } }) =>
+      listAt(client, name, version).catch((err: unknown) => {
+        undiscovered.push(`${name}/${version}: ${errorMessage(err)}`);
+        return [];
+      }),
+    ),
   ]);
-  return lists.flat();
+  return { resources: lists.flat(), undiscovered: undiscovered.sort() };
 }
 
 /** Resolves the argument through the server's discovery; throws UnknownResourceTypeError when nothing matches. */
@@ -104,9 +128,15 @@ export async function resolveResourceArg(client: KubeClient, argument: string): 
   const preferred = await preferredResources(client);
   for (const query of parseResourceArg(argument)) {
     // A version other than the preferred one is only in that group-version's own list.
-    const candidates = query.version === undefined ? preferred : await listAt(client, query.group ?? '', query.version);
+    const candidates =
+      query.version === undefined ? preferred.resources : await listAt(client, query.group ?? '', query.version);
     const found = matchResource(candidates, query);
     if (found) return found;
   }
-  throw new UnknownResourceTypeError(argument);
+  throw new UnknownResourceTypeError(argument, preferred.undiscovered);
+}
+
+/** The apiVersion of a served resource: "group/version", or the version alone for the core group. */
+export function apiVersionOf(resource: Pick<ServedResource, 'group' | 'version'>): string {
+  return resource.group === '' ? resource.version : `${resource.group}/${resource.version}`;
 }

@@ -198,6 +198,6 @@ describe('compositor diagnose', function () {
       { stdout: (t) => (out.stdout += t), stderr: (t) => (out.stderr += t) },
     );
     expect(code).to.equal(1);
-    expect(out.stderr).to.equal('compositor diagnose: the server has no resource type "unicorns"\n');
+    expect(out.stderr).to.equal('compositor diagnose: the server doesn\'t have a resource type "unicorns"\n');
   });
 });
