@@ -4,7 +4,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { errorMessage } from '../base/index.js';
 import { ApiError, Discovery, isNotFound, KindNotServedError, KubeClient, loadKubeConfig } from '../kube/index.js';
-import { resolveResourceArg, type ServedResource } from './resourceArg.js';
+import { apiVersionOf, resolveResourceArg, type ServedResource } from './resourceArg.js';
 import { kubeconfigSource } from './environment.js';
 import type { Output } from './start.js';
 import { printTrace, type TraceFormat } from './tracePrinters.js';
@@ -66,8 +66,7 @@ function contextNamespace(kubeConfig: KubeConfig): string | undefined {
 }
 
 function rootRef(type: ServedResource, options: TraceOptions, kubeConfig: KubeConfig): ObjectRef {
-  const apiVersion = type.group === '' ? type.version : `${type.group}/${type.version}`;
-  const ref: ObjectRef = { apiVersion, kind: type.kind, name: options.name };
+  const ref: ObjectRef = { apiVersion: apiVersionOf(type), kind: type.kind, name: options.name };
   if (type.namespaced) ref.namespace = options.namespace ?? contextNamespace(kubeConfig) ?? 'default';
   return ref;
 }
