@@ -111,7 +111,10 @@ async function warningFacts(client: KubeClient, object: Object): Promise<EventFa
       series?: { lastObservedTime?: string };
       regarding?: { kind?: string; name?: string };
     }[];
-  }>('GET', `/apis/events.k8s.io/v1${scope}/events`);
+  }>('GET', `/apis/events.k8s.io/v1${scope}/events`, {
+    // The API server picks the object's Warnings, rather than sending every Event of the namespace.
+    query: { fieldSelector: `regarding.kind=${object.kind},regarding.name=${object.metadata.name},type=Warning` },
+  });
   return list.items
     .filter(
       (e) => e.type === 'Warning' && e.regarding?.kind === object.kind && e.regarding.name === object.metadata.name,
