@@ -21,6 +21,7 @@ import { KindNotServedError, type KubeObject } from '../kube/index.js';
 import type { Lifecycle } from '../lifecycle/index.js';
 import { ComposedKinds, type ComposedWatch } from './composedKinds.js';
 import { isRequired, type RequiredWatch } from './requiredResources.js';
+import { sameType, type RevisionObject } from './selection.js';
 import { failedOn, isHealthy, pipelineFunctions, sameForXrs } from './eventConcerns.js';
 import {
   circuitBreaker,
@@ -338,15 +339,9 @@ export class CompositeEventPipeline implements Lifecycle {
     if (composition !== undefined) xrs.push(...store.byIndex(COMPOSITION_INDEX, composition));
     // An XR selecting its Composition right now may have picked the previous revision, and its cached copy does not
     // name the Composition until its write comes back: without it, it would stay on that revision until its poll.
-    if (this.composesThisKind(revision)) xrs.push(...store.byIndex(COMPOSITION_INDEX, NO_COMPOSITION_YET));
+    if (sameType((revision as RevisionObject).spec?.compositeTypeRef, this.options.xr))
+      xrs.push(...store.byIndex(COMPOSITION_INDEX, NO_COMPOSITION_YET));
     return [...new Set(xrs.filter((xr) => this.owned(xr)).map(objectKey))].map((key) => toXrEvent(key, event, false));
-  }
-
-  /** Whether a revision's Composition is for this pipeline's XR kind. */
-  private composesThisKind(revision: KubeObject): boolean {
-    const ref = (revision.spec as { compositeTypeRef?: { apiVersion?: string; kind?: string } } | undefined)
-      ?.compositeTypeRef;
-    return ref?.apiVersion === this.options.xr.apiVersion && ref.kind === this.options.xr.kind;
   }
 
   /**

@@ -72,7 +72,8 @@ function matchesLabels(labels: Record<string, string> | undefined, selector: Lab
   return Object.entries(selector?.matchLabels ?? {}).every(([key, value]) => labels?.[key] === value);
 }
 
-function sameType(a: TypeRef | undefined, b: TypeRef): boolean {
+/** Whether a Composition's (or revision's) compositeTypeRef names the XR type: the same apiVersion and kind. */
+export function sameType(a: TypeRef | undefined, b: TypeRef): boolean {
   return a?.apiVersion === b.apiVersion && a.kind === b.kind;
 }
 
